@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// `npm test`: builds the migrated template database once, then runs every
+// test/**/*.test.ts file with node's test runner (each file on its own copy).
+// Set TEST_DATABASE_URL to run the same suite against a PostgreSQL server.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+
+const filter = process.argv.slice(2);
+const files = walk('test').filter((f) => f.endsWith('.test.ts') && (filter.length === 0 || filter.some((x) => f.includes(x)))).sort();
+
+const template = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/template.ts'], { stdio: 'inherit' });
+if (template.status !== 0) process.exit(template.status ?? 1);
+
+const concurrency = process.env.TEST_CONCURRENCY ?? '2';
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+});
+process.exit(run.status ?? 1);
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? walk(full) : [full];
+  });
+}

@@ -1,0 +1,66 @@
+// Resolves an API key to its principal. Successful validations are cached, so the
+// hot path does no database work; revoke, delete, tenant disable and expiry take
+// effect at once here (the invalidation bus) and the spec's five minutes bound the
+// lag anywhere the bus does not reach.
+import type { Database } from '../../../platform/db/database.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
+import type { Principal } from '../../../platform/identity.js';
+import type { Secrets } from '../../../platform/secrets.js';
+import { TtlCache } from '../../../platform/ttl-cache.js';
+import { isWellFormedApiKey } from './key-format.js';
+import type { LastUsedRecorder } from './last-used.js';
+
+interface CachedKey {
+  keyId: string | undefined; // undefined: no such key (negative entry)
+  tenantId: string | undefined;
+  principal: Principal | undefined; // undefined: known but unusable (revoked, tenant disabled)
+  expiresAt: number | undefined;
+}
+
+const NEGATIVE_TTL_MS = 60_000;
+
+export class ApiKeyValidator {
+  private readonly cache = new TtlCache<string, CachedKey>(100_000);
+
+  constructor(
+    private readonly db: Database,
+    private readonly secrets: Secrets,
+    bus: InvalidationBus,
+    private readonly lastUsed: LastUsedRecorder,
+    private readonly ttlMs: number,
+  ) {
+    bus.subscribe((event) => {
+      if (event.kind === 'apiKey') this.cache.deleteWhere((entry) => entry.keyId === event.id);
+      if (event.kind === 'tenant') this.cache.deleteWhere((entry) => entry.tenantId === event.id);
+    });
+  }
+
+  async resolve(key: string): Promise<Principal | undefined> {
+    if (!isWellFormedApiKey(key)) return undefined;
+    const hash = this.secrets.hash('api-key', key);
+    let entry = this.cache.get(hash);
+    if (!entry) {
+      entry = await this.load(hash);
+      this.cache.set(hash, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
+    }
+    if (!entry.principal || !entry.keyId) return undefined;
+    if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) return undefined;
+    this.lastUsed.touch(entry.keyId);
+    return entry.principal;
+  }
+
+  private async load(hash: string): Promise<CachedKey> {
+    const [row] = await this.db.query<{
+      id: string; tenant_id: string; customer_id: string | null; scopes: string[]; status: string; expires_at: Date | null; tenant_status: string;
+    }>(
+      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, t.status AS tenant_status
+         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
+      [hash],
+    );
+    if (!row) return { keyId: undefined, tenantId: undefined, principal: undefined, expiresAt: undefined };
+    const usable = row.status === 'active' && row.tenant_status === 'active';
+    const principal: Principal = { tenantId: row.tenant_id, kind: 'apiKey', subject: row.id, roles: [], scopes: row.scopes };
+    if (row.customer_id) principal.customerId = row.customer_id;
+    return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime() };
+  }
+}

@@ -1,0 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../../../context.js';
+
+export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async () => {};

@@ -1,0 +1,40 @@
+// Whether a user may act right now, and with which roles: read from the database,
+// cached briefly, and dropped the moment the user or tenant changes, so disabling
+// a user or tenant, or changing roles, takes effect on the next request.
+import type { Database } from '../../../platform/db/database.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
+import type { Role } from '../../../platform/identity.js';
+import { TtlCache } from '../../../platform/ttl-cache.js';
+
+export interface AccountState {
+  userId: string;
+  tenantId: string;
+  roles: Role[];
+  active: boolean; // user and tenant both active
+}
+
+const TTL_MS = 60_000;
+
+export class AccountStates {
+  private readonly cache = new TtlCache<string, AccountState | null>(50_000);
+
+  constructor(private readonly db: Database, bus: InvalidationBus) {
+    bus.subscribe((event) => {
+      if (event.kind === 'user') this.cache.delete(event.id);
+      if (event.kind === 'tenant') this.cache.deleteWhere((state) => state?.tenantId === event.id);
+    });
+  }
+
+  async get(userId: string): Promise<AccountState | null> {
+    const cached = this.cache.get(userId);
+    if (cached !== undefined) return cached;
+    const [row] = await this.db.query<{ tenant_id: string; roles: Role[]; status: string; tenant_status: string }>(
+      `SELECT u.tenant_id, u.roles, u.status, t.status AS tenant_status
+         FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id = $1`,
+      [userId],
+    );
+    const state = row ? { userId, tenantId: row.tenant_id, roles: row.roles, active: row.status === 'active' && row.tenant_status === 'active' } : null;
+    this.cache.set(userId, state, TTL_MS);
+    return state;
+  }
+}

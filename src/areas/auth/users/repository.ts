@@ -1,0 +1,70 @@
+import type { Queryable } from '../../../platform/db/database.js';
+import type { Role } from '../../../platform/identity.js';
+
+export interface UserRow {
+  id: string;
+  tenant_id: string;
+  username: string;
+  email: string | null;
+  password_hash: string;
+  roles: Role[];
+  status: 'active' | 'disabled';
+  totp_secret: string | null;
+  totp_enabled: boolean;
+  totp_last_step: number | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const userRepository = {
+  async insert(q: Queryable, row: Pick<UserRow, 'id' | 'tenant_id' | 'username' | 'email' | 'password_hash' | 'roles'>) {
+    const [created] = await q.query<UserRow>(
+      `INSERT INTO users (id, tenant_id, username, email, password_hash, roles)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [row.id, row.tenant_id, row.username, row.email, row.password_hash, row.roles],
+    );
+    return created!;
+  },
+
+  /** Login accepts a username or an e-mail address in one field. */
+  async findByLogin(q: Queryable, login: string) {
+    const [row] = await q.query<UserRow>(
+      login.includes('@') ? 'SELECT * FROM users WHERE lower(email) = lower($1)' : 'SELECT * FROM users WHERE lower(username) = lower($1)',
+      [login],
+    );
+    return row;
+  },
+
+  async get(q: Queryable, id: string) {
+    const [row] = await q.query<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
+    return row;
+  },
+
+  async getInTenant(q: Queryable, tenantId: string, id: string) {
+    const [row] = await q.query<UserRow>('SELECT * FROM users WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return row;
+  },
+
+  listInTenant(q: Queryable, tenantId: string) {
+    return q.query<UserRow>('SELECT * FROM users WHERE tenant_id = $1 ORDER BY id', [tenantId]);
+  },
+
+  async update(
+    q: Queryable,
+    tenantId: string,
+    id: string,
+    patch: { email?: string | null; roles?: Role[]; status?: UserRow['status']; password_hash?: string },
+  ) {
+    const [row] = await q.query<UserRow>(
+      `UPDATE users SET
+         email = CASE WHEN $3::boolean THEN $4 ELSE email END,
+         roles = COALESCE($5, roles),
+         status = COALESCE($6, status),
+         password_hash = COALESCE($7, password_hash),
+         updated_at = now()
+       WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+      [tenantId, id, patch.email !== undefined, patch.email ?? null, patch.roles ?? null, patch.status ?? null, patch.password_hash ?? null],
+    );
+    return row;
+  },
+};

@@ -1,0 +1,76 @@
+// The composition root: everything a running gateway holds, built once at start
+// and handed to the routes. Tests build the same thing on a copied database.
+import { readFileSync } from 'node:fs';
+import type { Config } from './platform/config.js';
+import { openDatabase, type Database } from './platform/db/database.js';
+import { migrate } from './platform/db/migrate.js';
+import { LocalInvalidationBus, type InvalidationBus } from './platform/coordination/invalidation-bus.js';
+import { LocalFailureCounter, type FailureCounter } from './platform/coordination/failure-counter.js';
+import { deriveSecrets, generateMasterSecret, type Secrets } from './platform/secrets.js';
+import { ApiKeyValidator } from './areas/auth/api-keys/validator.js';
+import { LastUsedRecorder } from './areas/auth/api-keys/last-used.js';
+import { AccessTokens } from './areas/auth/sessions/access-tokens.js';
+import { AccountStates } from './areas/auth/users/account-state.js';
+import { credentialResolver, type CredentialResolver } from './areas/auth/credentials.js';
+
+export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+
+export interface AppContext {
+  config: Config;
+  db: Database;
+  secrets: Secrets;
+  bus: InvalidationBus;
+  failures: FailureCounter;
+  /** Whether pgvector is installed; features that need vectors answer 503 without it. */
+  vector: boolean;
+  auth: {
+    apiKeys: ApiKeyValidator;
+    lastUsed: LastUsedRecorder;
+    accessTokens: AccessTokens;
+    accounts: AccountStates;
+    credentials: CredentialResolver;
+  };
+  close(): Promise<void>;
+}
+
+export async function createContext(config: Config, log: (message: string) => void = () => {}): Promise<AppContext> {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+  try {
+    const migration = await migrate(db, log);
+    if (!migration.vector) {
+      log('WARNING: the pgvector extension is not installed in this PostgreSQL database. The server runs, but features that need vectors answer 503 until it is installed.');
+    }
+    const secrets = deriveSecrets(config.secret ?? (await storedMasterSecret(db)));
+    const bus = new LocalInvalidationBus();
+    const failures = new LocalFailureCounter(config.auth.loginThrottleWindowSeconds);
+    const lastUsed = new LastUsedRecorder(db, config.lastUsedFlushSeconds);
+    const apiKeys = new ApiKeyValidator(db, secrets, bus, lastUsed, config.auth.keyCacheTtlSeconds * 1000);
+    const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
+    const accounts = new AccountStates(db, bus);
+    return {
+      config,
+      db,
+      secrets,
+      bus,
+      failures,
+      vector: migration.vector,
+      auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
+      async close() {
+        await lastUsed.close();
+        (failures as LocalFailureCounter).close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+// Without GATEWAY_SECRET the master secret is generated on first start and kept in
+// the database, so replicas sharing the database agree on every derived key.
+async function storedMasterSecret(db: Database): Promise<string> {
+  await db.query(`INSERT INTO platform_secrets (name, value) VALUES ('master', $1) ON CONFLICT (name) DO NOTHING`, [generateMasterSecret()]);
+  const [row] = await db.query<{ value: string }>(`SELECT value FROM platform_secrets WHERE name = 'master'`);
+  return row!.value;
+}

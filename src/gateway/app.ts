@@ -1,0 +1,90 @@
+// Builds the Gateway: the edge (correlation id, CORS, credentials, errors) in
+// front of the areas. The route table is registered here, top to bottom.
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import cookie from '@fastify/cookie';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { DestinationStream } from 'pino';
+import type { AppContext } from '../context.js';
+import { loggerOptions } from '../platform/logging.js';
+import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
+import { rewriteLegacyUrl } from './legacy-routes.js';
+import { registerErrorHandling } from './error-handler.js';
+import { registerAuthentication } from './authenticate.js';
+import { edgeRoutes } from './edge-routes.js';
+import { guardArea } from '../areas/guard.js';
+import { sessionRoutes } from '../areas/auth/sessions/routes.js';
+import { twoFactorRoutes } from '../areas/auth/two-factor/routes.js';
+import { tenantRoutes } from '../areas/auth/tenants/routes.js';
+import { userRoutes } from '../areas/auth/users/routes.js';
+import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
+import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
+import './fastify-types.js';
+
+export interface BuildOptions {
+  https?: { key: string | Buffer; cert: string | Buffer };
+  /** Where log lines go (tests capture them); stdout by default. */
+  logStream?: DestinationStream;
+}
+
+export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = ctx;
+  const logger = { ...loggerOptions(config.logLevel), ...(options.logStream ? { stream: options.logStream } : {}) };
+  const app = Fastify({
+    logger,
+    ...(options.https ? { https: options.https } : {}),
+    genReqId: correlationIdFor,
+    logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    rewriteUrl: (req) => rewriteLegacyUrl(req.url ?? '/'),
+    bodyLimit: config.http.bodyLimitBytes,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    trustProxy: config.trustProxy,
+    return503OnClosing: true,
+    routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: 200 },
+    // Strict input: a string where a number or boolean belongs is a 400, never coerced.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  // Slow clients are cut off: headers must arrive within this time (requestTimeout bounds the body).
+  app.server.headersTimeout = config.http.headersTimeoutMs;
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(CORRELATION_HEADER, String(request.id));
+  });
+
+  // An empty body with a JSON content type is "no body", not a parse error:
+  // clients often send the header on body-less POSTs such as revoke.
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(Object.assign(new SyntaxError('The request body is not valid JSON.'), { statusCode: 400 }), undefined);
+    }
+  });
+
+  const allowed = new Set(config.corsOrigins);
+  await app.register(cors, {
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
+    credentials: true,
+    exposedHeaders: ['X-Correlation-ID', 'Retry-After'],
+    strictPreflight: false,
+  });
+  await app.register(cookie);
+
+  registerErrorHandling(app);
+  registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
+
+  await app.register(edgeRoutes, { ctx });
+  await app.register(async (areas) => {
+    guardArea(areas, ctx.secrets.internalTokenKey);
+    await areas.register(sessionRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(twoFactorRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(tenantRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(userRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(apiKeyRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(workspaceRoutes, { prefix: '/api/os', ctx });
+  });
+  return app;
+}

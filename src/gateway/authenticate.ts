@@ -1,0 +1,36 @@
+// Credential → identity at the edge, then the internal token for the services.
+// Missing, unknown, malformed, expired, revoked and deleted credentials all get
+// the same 401, so a caller learns nothing about which keys exist.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CredentialResolver } from '../areas/auth/credentials.js';
+import { unauthenticated } from '../platform/errors.js';
+import { mintInternalToken } from './internal-token.js';
+import { KEY_PREFIX } from '../areas/auth/api-keys/key-format.js';
+
+type Credential = { kind: 'apiKey' | 'accessToken'; value: string };
+
+export function readCredential(request: FastifyRequest): Credential | undefined {
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim()) return { kind: 'apiKey', value: apiKey.trim() };
+  const authorization = request.headers.authorization;
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) return undefined;
+  const value = match[1]!;
+  return { kind: value.startsWith(KEY_PREFIX) ? 'apiKey' : 'accessToken', value };
+}
+
+export function registerAuthentication(app: FastifyInstance, resolver: CredentialResolver, internalTokenKey: Buffer): void {
+  app.decorateRequest('internalToken', null);
+  app.decorateRequest('principal', null);
+  app.addHook('onRequest', async (request) => {
+    // Unmatched paths answer 404 whatever the credential; CORS preflights carry none.
+    if (request.is404 || request.method === 'OPTIONS' || request.routeOptions.config.auth === 'public') return;
+    const credential = readCredential(request);
+    if (!credential) throw unauthenticated();
+    const principal =
+      credential.kind === 'apiKey' ? await resolver.resolveApiKey(credential.value) : await resolver.resolveAccessToken(credential.value);
+    if (!principal) throw unauthenticated();
+    request.internalToken = mintInternalToken(internalTokenKey, principal, String(request.id));
+  });
+}

@@ -1,0 +1,36 @@
+// Routes the gateway answers itself: liveness and removed endpoints.
+import type { FastifyInstance } from 'fastify';
+import { Type } from '@fastify/type-provider-typebox';
+import type { AppContext } from '../context.js';
+import { VERSION } from '../context.js';
+import { AppError } from '../platform/errors.js';
+
+const Health = Type.Object({
+  status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
+  version: Type.String(),
+  database: Type.Object({
+    status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
+    kind: Type.String(),
+    vector: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
+  }),
+});
+
+export async function edgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  // Liveness: always 200 while the process serves; the body says whether the database answers.
+  app.get('/health', { config: { auth: 'public' }, schema: { response: { 200: Health } } }, async () => {
+    const up = await Promise.race([
+      ctx.db.query('SELECT 1').then(() => true, () => false),
+      new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
+    ]);
+    return {
+      status: up ? 'ok' : 'degraded',
+      version: VERSION,
+      database: { status: up ? 'up' : 'down', kind: ctx.db.kind, vector: ctx.vector ? 'available' : 'unavailable' },
+    };
+  });
+
+  // Spec 9.6: removed endpoints answer 410 with a detail naming the replacement, for any credential or none.
+  app.all('/api/llm/v1/chat/stream', { config: { auth: 'public' } }, async () => {
+    throw new AppError('GONE', 'This endpoint was removed. Use POST /api/llm/v1/chat/completions with "stream": true instead.');
+  });
+}

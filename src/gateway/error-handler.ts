@@ -1,0 +1,46 @@
+// The one error handler: every failure leaves as application/problem+json with
+// the correlation id. 5xx details never carry internals.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, problem, type FieldError } from '../platform/errors.js';
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof AppError) {
+      if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
+      return send(reply, request, error.status, error.code, error.detail, error.extra.errors);
+    }
+    if (error.validation) {
+      const errors = error.validation.map(fieldError);
+      const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+      return send(reply, request, 400, 'VALIDATION_FAILED', `Validation failed: ${detail}`, errors);
+    }
+    const status = error.statusCode ?? 500;
+    if (status === 413) return send(reply, request, 413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts.');
+    if (status === 415) return send(reply, request, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
+    if (status === 408) return send(reply, request, 408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.');
+    if (status >= 400 && status < 500) {
+      const detail = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError ? 'The request body is not valid JSON.' : error.message;
+      return send(reply, request, status, 'BAD_REQUEST', detail);
+    }
+    request.log.error({ err: error }, 'request failed');
+    return send(reply, request, 500, 'INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.');
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+  });
+}
+
+function send(reply: FastifyReply, request: FastifyRequest, status: number, code: string, detail: string, errors?: FieldError[]) {
+  return reply.code(status).type('application/problem+json').send(problem(status, code, detail, String(request.id), errors));
+}
+
+// Ajv reports `/messages/0/role` or a missing property; name the field as a client wrote it.
+function fieldError(v: { instancePath: string; message?: string; params: Record<string, unknown>; keyword: string }): FieldError {
+  const segments = v.instancePath.split('/').filter(Boolean);
+  if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') segments.push(v.params.missingProperty);
+  let field = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');
+  if (v.keyword === 'not' && segments.length === 0) field = 'body';
+  const message = v.keyword === 'required' ? 'is required' : v.keyword === 'not' ? 'is not accepted here' : (v.message ?? 'is invalid');
+  return { field: field || 'body', message };
+}

@@ -1,0 +1,17 @@
+// What the gateway adds to Fastify's request and route config.
+import type { Principal } from '../platform/identity.js';
+
+/** `public`: no credential needed. `required` (the default): a valid credential or 401. */
+export type RouteAuth = 'public' | 'required';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    /** Minted by the edge after it resolved the credential; the services trust only this. */
+    internalToken: string | null;
+    /** Set by the service-side guard from the verified internal token. */
+    principal: Principal | null;
+  }
+}

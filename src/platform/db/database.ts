@@ -1,0 +1,79 @@
+// The database handle the rest of the code uses: PostgreSQL dialect over `pg`,
+// whether the server is the embedded PGlite worker or a real PostgreSQL.
+import pg from 'pg';
+import { startEmbeddedDatabase, EMBEDDED_PORT, type EmbeddedDatabase } from './embedded.js';
+
+// Timestamps come back as Date; int8 counts as numbers (they stay far below 2^53 here).
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Queryable {
+  /** Runs `fn` in one transaction on one connection; rolls back if it throws. */
+  tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T>;
+  /** Queries issued through this handle since start: lets tests prove a path does no database work. */
+  readonly stats: { queries: number };
+  readonly kind: 'embedded' | 'postgres';
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
+    return wrap(pool, 'postgres', async () => pool.end());
+  }
+  const embedded: EmbeddedDatabase = await startEmbeddedDatabase(options.dataDir);
+  // One connection: pglite-socket runs every connection's queries on the one PGlite
+  // session, so a second connection would interleave with a running transaction.
+  const pool = new pg.Pool({ host: embedded.socketDir, port: EMBEDDED_PORT, user: 'postgres', database: 'postgres', max: 1 });
+  return wrap(pool, 'embedded', async () => {
+    await pool.end();
+    await embedded.stop();
+  });
+}
+
+function wrap(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>): Database {
+  const stats = { queries: 0 };
+  pool.on('error', (error) => console.error('Database connection error:', error.message));
+  const runner = (client: pg.Pool | pg.PoolClient): Queryable => ({
+    async query<T>(sql: string, params?: unknown[]) {
+      stats.queries++;
+      const result = await client.query(sql, params as unknown[]);
+      return result.rows as T[];
+    },
+  });
+  return {
+    ...runner(pool),
+    stats,
+    kind,
+    async tx(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(runner(client));
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close,
+  };
+}
+
+/** True for a unique-constraint violation, optionally on a named constraint. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const e = error as { code?: string; constraint?: string };
+  return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}

@@ -1,0 +1,34 @@
+// Logger options shared by the server and the CLI. Secrets never reach logs:
+// credentials and cookies are redacted, and request bodies (prompts, passwords,
+// document text) are never logged at all.
+import type { LoggerOptions } from 'pino';
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.token',
+  '*.refreshToken',
+  '*.key',
+  '*.apiKey',
+  '*.secret',
+  '*.code',
+];
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: stripQuery(req.url), ip: req.ip }),
+    },
+  };
+}
+
+// Query strings can carry anything a client chose to put there; keep paths only.
+function stripQuery(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}

@@ -1,0 +1,150 @@
+// Starts a real gateway on loopback over a fresh copy of the template database,
+// with its log lines captured so tests can assert what never reaches them.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/platform/config.js';
+import { createContext, type AppContext } from '../../src/context.js';
+import { buildApp } from '../../src/gateway/app.js';
+import { createTenant } from '../../src/areas/auth/tenants/service.js';
+import { createUser } from '../../src/areas/auth/users/service.js';
+import type { Role } from '../../src/platform/identity.js';
+import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, adminUrl } from './paths.js';
+
+export interface TestGateway {
+  url: string;
+  app: FastifyInstance;
+  ctx: AppContext;
+  dataDir: string;
+  /** Everything the gateway logged so far, one JSON line per entry. */
+  logs(): string;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  json?: unknown;
+  /** Sent as is. */
+  body?: string;
+  /** Shorthand for `Authorization: Bearer <token>`. */
+  token?: string;
+  apiKey?: string;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  // Parsed JSON body (or undefined); typed loosely on purpose: tests assert on it.
+  body: any;
+}
+
+export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+  const dataDir = mkdtempSync(path.join(TEST_TMP, 'gw-'));
+  const database = await freshDatabase(dataDir);
+  const config = loadConfig({
+    GATEWAY_DATA_DIR: dataDir,
+    GATEWAY_TLS: 'off',
+    GATEWAY_LOG_LEVEL: 'info',
+    GATEWAY_SECRET: randomBytes(32).toString('base64url'),
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  const lines: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const ctx = await createContext(config);
+  const app = await buildApp(ctx, { logStream });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+
+  return {
+    url,
+    app,
+    ctx,
+    dataDir,
+    logs: () => lines.join(''),
+    async request(method, requestPath, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      if (options.apiKey) headers['x-api-key'] = options.apiKey;
+      let body = options.body;
+      if (options.json !== undefined) {
+        headers['content-type'] ??= 'application/json';
+        body = JSON.stringify(options.json);
+      }
+      const response = await fetch(url + requestPath, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, body: parsed };
+    },
+    async close() {
+      await app.close();
+      await ctx.close();
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// A copy of the migrated template: a data dir for PGlite, a cloned database on PostgreSQL.
+async function freshDatabase(dataDir: string): Promise<{ url?: string; drop(): Promise<void> }> {
+  const serverUrl = process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    cpSync(path.join(TEMPLATE_DIR, 'pgdata'), path.join(dataDir, 'pgdata'), { recursive: true });
+    return { drop: async () => {} };
+  }
+  const name = `gateway_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl(serverUrl) });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl(serverUrl) });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export interface SeededTenant {
+  tenantId: string;
+  admin: { id: string; username: string; password: string };
+}
+
+let seq = 0;
+/** A tenant with one admin user, created through the same services the CLI uses. */
+export async function seedTenant(gw: TestGateway, label = 'acme', roles: Role[] = ['admin']): Promise<SeededTenant> {
+  const suffix = `${label}${++seq}${randomBytes(2).toString('hex')}`;
+  const tenant = await createTenant(gw.ctx.db, `Tenant ${suffix}`);
+  const password = `pw-${randomBytes(9).toString('base64url')}`;
+  const user = await createUser(gw.ctx.db, { tenantId: tenant.id, username: `admin-${suffix}`, password, roles });
+  return { tenantId: tenant.id, admin: { id: user.id, username: user.username, password } };
+}
+
+export async function seedUser(gw: TestGateway, tenantId: string, roles: Role[] = ['member'], email?: string) {
+  const username = `user-${++seq}${randomBytes(2).toString('hex')}`;
+  const password = `pw-${randomBytes(9).toString('base64url')}`;
+  const user = await createUser(gw.ctx.db, { tenantId, username, password, roles, ...(email ? { email } : {}) });
+  return { id: user.id, username, password };
+}

@@ -1,0 +1,31 @@
+// Builds the migrated database once per test run; every test file starts from a copy.
+// Embedded: a PGlite data dir under .test-tmp/template. PostgreSQL (TEST_DATABASE_URL):
+// a template database that each file clones with CREATE DATABASE … TEMPLATE.
+import { rmSync, mkdirSync } from 'node:fs';
+import pg from 'pg';
+import { openDatabase } from '../../src/platform/db/database.js';
+import { migrate } from '../../src/platform/db/migrate.js';
+import { TEMPLATE_DIR, TEMPLATE_DATABASE, adminUrl } from './paths.js';
+
+const serverUrl = process.env.TEST_DATABASE_URL;
+if (serverUrl) {
+  const admin = new pg.Client({ connectionString: adminUrl(serverUrl) });
+  await admin.connect();
+  await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [TEMPLATE_DATABASE]);
+  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE}`);
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${TEMPLATE_DATABASE}`;
+  const db = await openDatabase({ dataDir: TEMPLATE_DIR, databaseUrl: url.toString() });
+  const result = await migrate(db);
+  await db.close();
+  console.log(`template database ${TEMPLATE_DATABASE} ready (pgvector: ${result.vector ? 'yes' : 'no'})`);
+} else {
+  rmSync(TEMPLATE_DIR, { recursive: true, force: true });
+  mkdirSync(TEMPLATE_DIR, { recursive: true });
+  const db = await openDatabase({ dataDir: TEMPLATE_DIR });
+  await migrate(db);
+  await db.close();
+  console.log(`template data dir ${TEMPLATE_DIR} ready`);
+}
