@@ -3,7 +3,7 @@
 // test/**/*.test.ts file with node's test runner (each file on its own copy).
 // Set TEST_DATABASE_URL to run the same suite against a PostgreSQL server.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -12,6 +12,9 @@ process.chdir(root);
 const filter = process.argv.slice(2);
 const files = walk('test').filter((f) => f.endsWith('.test.ts') && (filter.length === 0 || filter.some((x) => f.includes(x)))).sort();
 
+// One template per run, removed afterwards, so concurrent runs never share one.
+process.env.TEST_RUN_ID ??= String(process.pid);
+const templateDir = path.join(root, '.test-tmp', `template-${process.env.TEST_RUN_ID}`);
 const template = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/template.ts'], { stdio: 'inherit' });
 if (template.status !== 0) process.exit(template.status ?? 1);
 
@@ -19,6 +22,7 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
 });
+rmSync(templateDir, { recursive: true, force: true });
 process.exit(run.status ?? 1);
 
 function walk(dir) {

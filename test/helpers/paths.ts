@@ -1,8 +1,10 @@
 import path from 'node:path';
 
 export const TEST_TMP = path.resolve('.test-tmp');
-export const TEMPLATE_DIR = path.join(TEST_TMP, 'template');
-export const TEMPLATE_DATABASE = 'gateway_test_template';
+// Per run (set by scripts/run-tests.mjs), so concurrent runs never share a template.
+const RUN = process.env.TEST_RUN_ID ?? 'manual';
+export const TEMPLATE_DIR = path.join(TEST_TMP, `template-${RUN}`);
+export const TEMPLATE_DATABASE = `gateway_test_template_${RUN}`;
 
 /** The maintenance database on the same server, for CREATE/DROP DATABASE. */
 export function adminUrl(serverUrl: string): string {
