@@ -14,7 +14,6 @@ export const REDACTED_PATHS = [
   '*.key',
   '*.apiKey',
   '*.secret',
-  '*.code',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {
