@@ -30,7 +30,9 @@ export async function edgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   });
 
   // Spec 9.6: removed endpoints answer 410 with a detail naming the replacement, for any credential or none.
-  app.all('/api/llm/v1/chat/stream', { config: { auth: 'public' } }, async () => {
+  // Answered in onRequest, before the body is read, so no body (malformed, any media type, too large) changes that.
+  const gone = async () => {
     throw new AppError('GONE', 'This endpoint was removed. Use POST /api/llm/v1/chat/completions with "stream": true instead.');
-  });
+  };
+  app.all('/api/llm/v1/chat/stream', { config: { auth: 'public' }, onRequest: gone }, gone);
 }

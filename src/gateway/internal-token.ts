@@ -37,13 +37,21 @@ export function mintInternalToken(key: Buffer, principal: Principal, correlation
 
 /** Returns the principal and correlation id, or undefined for a forged, malformed or expired token. */
 export function verifyInternalToken(key: Buffer, token: string, now = Date.now()): { principal: Principal; correlationId: string } | undefined {
-  const [version, payload, signature] = token.split('.');
-  if (version !== 'v1' || !payload || !signature) return undefined;
+  const parts = token.split('.');
+  const [version, payload, signature] = parts;
+  // Exactly three parts: `<token>.anything` must not verify as `<token>`.
+  if (parts.length !== 3 || version !== 'v1' || !payload || !signature) return undefined;
   const expected = Buffer.from(sign(key, payload));
   const actual = Buffer.from(signature);
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
-  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Claims;
-  if (claims.exp * 1000 <= now) return undefined;
+  let claims: Claims;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Claims;
+  } catch {
+    return undefined;
+  }
+  // A claim set without a numeric expiry would never expire.
+  if (typeof claims !== 'object' || claims === null || typeof claims.exp !== 'number' || claims.exp * 1000 <= now) return undefined;
   const principal: Principal = { tenantId: claims.tid, kind: claims.knd, subject: claims.sub, roles: claims.rol, scopes: claims.scp };
   if (claims.cus) principal.customerId = claims.cus;
   return { principal, correlationId: claims.cid };
