@@ -1,4 +1,67 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+// /api/auth/login, /refresh, /logout and /me. Login, refresh and logout are
+// public at the edge: they carry their own credential (password or refresh token).
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
+import { principalOf } from '../../guard.js';
+import { problems } from '../../schemas.js';
+import { clearRefreshCookie, presentedRefreshToken, setRefreshCookie } from './cookie.js';
+import { LoginResponse, SessionResponse, UserSchema } from './schemas.js';
+import { currentUser, login, logout, refresh } from './service.js';
+import { Throttle } from './throttle.js';
 
-export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async () => {};
+const LoginBody = Type.Object({
+  // A username or an e-mail address (spec 2.3).
+  username: Type.String({ minLength: 1, maxLength: 320 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+  // Spec 2.3: a field named `email` fails validation (the e-mail goes in `username`).
+  email: Type.Optional(Type.Never()),
+});
+
+// Refresh and logout accept an empty body: the cookie then carries the token.
+const RefreshBody = Type.Object({ refreshToken: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })) });
+
+export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const ttlDays = ctx.config.auth.refreshTokenTtlDays;
+  const throttle = new Throttle(ctx.failures, 'Too many failed sign-in attempts; try again later.');
+
+  // A missing body is an empty one, so the body schema still validates what is sent.
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && request.method === 'POST') request.body = {};
+  });
+
+  app.post(
+    '/login',
+    { config: { auth: 'public' }, schema: { body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 429) } } },
+    async (request, reply) => {
+      const result = await login(ctx, throttle, request.body, request.ip);
+      if ('token' in result) setRefreshCookie(reply, result.refreshToken, ttlDays);
+      return result;
+    },
+  );
+
+  app.post(
+    '/refresh',
+    { config: { auth: 'public' }, schema: { body: RefreshBody, response: { 200: SessionResponse, ...problems(400, 401) } } },
+    async (request, reply) => {
+      const session = await refresh(ctx, presentedRefreshToken(request, request.body.refreshToken), request.log);
+      setRefreshCookie(reply, session.refreshToken, ttlDays);
+      return session;
+    },
+  );
+
+  // Logout is idempotent: without a token, or with an unknown one, there is nothing
+  // to revoke and it still answers 204 and clears the cookie.
+  app.post(
+    '/logout',
+    { config: { auth: 'public' }, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400) } } },
+    async (request, reply) => {
+      await logout(ctx, presentedRefreshToken(request, request.body.refreshToken));
+      clearRefreshCookie(reply);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get('/me', { schema: { response: { 200: UserSchema, ...problems(401, 403, 404) } } }, async (request) =>
+    currentUser(ctx, principalOf(request)),
+  );
+};

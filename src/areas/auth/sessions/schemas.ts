@@ -1,0 +1,33 @@
+// Response shapes of sign-in: the user object (spec 2.4) and the session that
+// login, refresh and verify-2fa all answer with.
+import { Type } from '@fastify/type-provider-typebox';
+import { Timestamp } from '../../schemas.js';
+
+export const UserSchema = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  email: Type.Union([Type.String(), Type.Null()]),
+  tenantId: Type.String(),
+  roles: Type.Array(Type.String()),
+  twoFactorEnabled: Type.Boolean(),
+  status: Type.String(),
+  createdAt: Timestamp,
+});
+
+/** Login's answer: either a session, or (two-factor users) a challenge and no token. */
+export const LoginResponse = Type.Object({
+  token: Type.Optional(Type.String()),
+  refreshToken: Type.Optional(Type.String()),
+  expiresAt: Type.Optional(Timestamp),
+  user: Type.Optional(UserSchema),
+  requiresTwoFactor: Type.Optional(Type.Boolean()),
+  userId: Type.Optional(Type.String()),
+  twoFactorToken: Type.Optional(Type.String()),
+});
+
+export const SessionResponse = Type.Object({
+  token: Type.String(),
+  refreshToken: Type.String(),
+  expiresAt: Timestamp,
+  user: UserSchema,
+});

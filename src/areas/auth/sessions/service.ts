@@ -1,0 +1,161 @@
+// Sign-in: password login (with throttling and the two-factor branch), sessions
+// made of an access token plus a rotating refresh token, refresh, logout and /me.
+//
+// Refresh-token policy:
+// - Opaque (32 random bytes), stored only as a keyed hash, grouped in families:
+//   one family per login, every refresh adds a child and marks the parent rotated.
+// - Presenting a token rotated longer ago than the grace period
+//   (GATEWAY_REFRESH_REUSE_GRACE_SECONDS, default 10) is reuse: a sign that the
+//   token was copied. The whole family is revoked, the newest token included.
+// - Race policy: within the grace period a rotated token still yields a fresh pair
+//   in the same family, so two tabs refreshing with the same token at once both
+//   stay signed in. The grace period counts from the first rotation and never
+//   extends; a revoked family (logout, reuse) is never revived by it.
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AppContext } from '../../../context.js';
+import { AppError } from '../../../platform/errors.js';
+import { newId } from '../../../platform/ids.js';
+import type { Principal } from '../../../platform/identity.js';
+import { decoyHash, verifyPassword } from '../../../platform/passwords.js';
+import { notFound } from '../../../platform/errors.js';
+import { requireUser } from '../../guard.js';
+import { userRepository, type UserRow } from '../users/repository.js';
+import { toUser, type User } from '../users/service.js';
+import { createChallenge } from '../two-factor/challenges.js';
+import { refreshTokenRepository } from './repository.js';
+import type { Throttle } from './throttle.js';
+
+export type SessionDeps = Pick<AppContext, 'db' | 'secrets' | 'config' | 'auth'>;
+
+export interface Session {
+  token: string;
+  refreshToken: string;
+  expiresAt: string;
+  user: User;
+}
+
+export interface TwoFactorRequired {
+  requiresTwoFactor: true;
+  userId: string;
+  twoFactorToken: string;
+}
+
+// One wording for unknown user, wrong password, disabled user and disabled tenant.
+const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'The username or password is incorrect.');
+const invalidRefreshToken = () =>
+  new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is invalid, expired or revoked; sign in again.');
+
+export const loginThrottleKeys = {
+  account: (login: string) => `login:acct:${login.toLowerCase()}`,
+  address: (ip: string) => `login:ip:${ip}`,
+};
+
+export async function login(
+  deps: SessionDeps,
+  throttle: Throttle,
+  input: { username: string; password: string },
+  address: string,
+): Promise<Session | TwoFactorRequired> {
+  const { auth } = deps.config;
+  const accountKey = loginThrottleKeys.account(input.username);
+  const attempt = await throttle.begin([
+    { key: accountKey, max: auth.loginMaxFailuresPerAccount },
+    { key: loginThrottleKeys.address(address), max: auth.loginMaxFailuresPerAddress },
+  ]);
+  try {
+    const row = await userRepository.findByLogin(deps.db, input.username);
+    // Unknown users are checked against a decoy hash so both cases take as long.
+    const passwordOk = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash()));
+    const active = row && passwordOk ? (await deps.auth.accounts.get(row.id))?.active === true : false;
+    if (!row || !passwordOk || !active) {
+      await attempt.fail();
+      throw invalidCredentials();
+    }
+    await attempt.reset(accountKey);
+    if (row.totp_enabled) {
+      return { requiresTwoFactor: true, userId: row.id, twoFactorToken: await createChallenge(deps, row.id) };
+    }
+    return await startSession(deps, row);
+  } finally {
+    attempt.end();
+  }
+}
+
+/** A new access token and refresh token for `user`; a new family unless continuing one. */
+export async function startSession(deps: SessionDeps, user: UserRow, familyId = newId('tokenFamily')): Promise<Session> {
+  const refreshToken = newOpaqueToken();
+  await refreshTokenRepository.insert(deps.db, {
+    id: newId('refreshToken'),
+    family_id: familyId,
+    user_id: user.id,
+    token_hash: deps.secrets.hash('refresh-token', refreshToken),
+    expires_at: refreshExpiry(deps),
+  });
+  return { ...(await accessToken(deps, user)), refreshToken, user: toUser(user) };
+}
+
+export async function refresh(deps: SessionDeps, presented: string | undefined, log: FastifyBaseLogger): Promise<Session> {
+  if (!presented) throw invalidRefreshToken();
+  const tokenHash = deps.secrets.hash('refresh-token', presented);
+  const known = await refreshTokenRepository.findByHash(deps.db, tokenHash);
+  if (!known) throw invalidRefreshToken();
+
+  const refreshToken = newOpaqueToken();
+  const rotated = await deps.db.tx(async (q) => {
+    const parent = await refreshTokenRepository.rotate(q, tokenHash, deps.config.auth.refreshReuseGraceSeconds);
+    if (!parent) return undefined;
+    await refreshTokenRepository.insert(q, {
+      id: newId('refreshToken'),
+      family_id: parent.family_id,
+      user_id: parent.user_id,
+      token_hash: deps.secrets.hash('refresh-token', refreshToken),
+      expires_at: refreshExpiry(deps),
+    });
+    return parent;
+  });
+  if (!rotated) {
+    // Expired or revoked tokens just fail; a token rotated too long ago is reuse.
+    const current = await refreshTokenRepository.findByHash(deps.db, tokenHash);
+    if (current?.rotated_at && !current.revoked_at) {
+      await refreshTokenRepository.revokeFamily(deps.db, current.family_id);
+      log.warn({ userId: current.user_id, familyId: current.family_id }, 'refresh token reuse detected; session family revoked');
+    }
+    throw invalidRefreshToken();
+  }
+
+  const user = await userRepository.get(deps.db, rotated.user_id);
+  const state = user ? await deps.auth.accounts.get(user.id) : null;
+  if (!user || !state?.active) {
+    await refreshTokenRepository.revokeFamily(deps.db, rotated.family_id);
+    throw invalidRefreshToken();
+  }
+  return { ...(await accessToken(deps, user)), refreshToken, user: toUser(user) };
+}
+
+/** Ends the session the refresh token belongs to (its whole family). Unknown tokens are ignored. */
+export async function logout(deps: SessionDeps, presented: string | undefined): Promise<void> {
+  if (!presented) return;
+  const known = await refreshTokenRepository.findByHash(deps.db, deps.secrets.hash('refresh-token', presented));
+  if (known) await refreshTokenRepository.revokeFamily(deps.db, known.family_id);
+}
+
+export async function currentUser(deps: Pick<AppContext, 'db'>, principal: Principal): Promise<User> {
+  requireUser(principal);
+  const row = await userRepository.getInTenant(deps.db, principal.tenantId, principal.subject);
+  if (!row) throw notFound('User');
+  return toUser(row);
+}
+
+function newOpaqueToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function refreshExpiry(deps: SessionDeps): Date {
+  return new Date(Date.now() + deps.config.auth.refreshTokenTtlDays * 86_400_000);
+}
+
+async function accessToken(deps: SessionDeps, user: UserRow) {
+  const { token, expiresAt } = await deps.auth.accessTokens.issue(user.id, user.tenant_id);
+  return { token, expiresAt: expiresAt.toISOString() };
+}

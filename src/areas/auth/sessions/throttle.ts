@@ -1,0 +1,63 @@
+// Throttling of credential guessing (passwords at login, second factors at
+// verify-2fa) on top of the shared FailureCounter. The counter only learns of a
+// failure after the slow check (scrypt) has run, so without more, a burst of
+// parallel guesses would all pass the "under the limit?" test before the first
+// failure is recorded. Attempts still in flight therefore count against the
+// limit too, which makes the limit hold for concurrent requests in this process.
+import type { FailureCounter } from '../../../platform/coordination/failure-counter.js';
+import { AppError } from '../../../platform/errors.js';
+
+export interface Limit {
+  key: string;
+  max: number;
+}
+
+export interface Attempt {
+  /** Records one failure on every key of the attempt. */
+  fail(): Promise<void>;
+  /** Forgets earlier failures on `key` (for example the account's, after a success). */
+  reset(key: string): Promise<void>;
+  /** Ends the attempt; always call it, success or not. */
+  end(): void;
+}
+
+export class Throttle {
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(private readonly failures: FailureCounter, private readonly detail: string) {}
+
+  /** Starts an attempt, or throws 429 with Retry-After when any key is at its limit. */
+  async begin(limits: Limit[]): Promise<Attempt> {
+    // Reserve before the first await, so concurrent callers see each other.
+    for (const { key } of limits) this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      for (const { key } of limits) {
+        const left = (this.inFlight.get(key) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(key, left);
+        else this.inFlight.delete(key);
+      }
+    };
+    try {
+      let retryAfterSeconds = 0;
+      for (const { key, max } of limits) {
+        const { count, retryAfterSeconds: wait } = await this.failures.peek(key);
+        // In-flight includes this attempt, so "count + others >= max" reads "count + inFlight > max".
+        if (count + (this.inFlight.get(key) ?? 1) > max) retryAfterSeconds = Math.max(retryAfterSeconds, wait, 1);
+      }
+      if (retryAfterSeconds > 0) throw new AppError('TOO_MANY_REQUESTS', this.detail, { retryAfterSeconds });
+    } catch (error) {
+      end();
+      throw error;
+    }
+    return {
+      fail: async () => {
+        for (const { key } of limits) await this.failures.fail(key);
+      },
+      reset: (key) => this.failures.reset(key),
+      end,
+    };
+  }
+}
