@@ -21,6 +21,10 @@ const NEGATIVE_TTL_MS = 60_000;
 
 export class ApiKeyValidator {
   private readonly cache = new TtlCache<string, CachedKey>(100_000);
+  // Bumped by every invalidation. A row read before a revoke committed can arrive
+  // after the revoke's invalidation; caching it would undo the revoke for the
+  // whole TTL, so a load that overlapped an invalidation is used once, not cached.
+  private generation = 0;
 
   constructor(
     private readonly db: Database,
@@ -30,6 +34,8 @@ export class ApiKeyValidator {
     private readonly ttlMs: number,
   ) {
     bus.subscribe((event) => {
+      if (event.kind === 'user') return;
+      this.generation++;
       if (event.kind === 'apiKey') this.cache.deleteWhere((entry) => entry.keyId === event.id);
       if (event.kind === 'tenant') this.cache.deleteWhere((entry) => entry.tenantId === event.id);
     });
@@ -40,8 +46,9 @@ export class ApiKeyValidator {
     const hash = this.secrets.hash('api-key', key);
     let entry = this.cache.get(hash);
     if (!entry) {
+      const generation = this.generation;
       entry = await this.load(hash);
-      this.cache.set(hash, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
+      if (generation === this.generation) this.cache.set(hash, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
     }
     if (!entry.principal || !entry.keyId) return undefined;
     if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) return undefined;

@@ -1,7 +1,10 @@
-import type { Queryable } from '../../../platform/db/database.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
-import { AppError } from '../../../platform/errors.js';
-import { newId } from '../../../platform/ids.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
+import { AppError, notFound } from '../../../platform/errors.js';
+import { isId, newId } from '../../../platform/ids.js';
+import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
+import { requirePlatformAdmin, requireTenantAdmin } from '../../guard.js';
 import { tenantRepository, type TenantRow } from './repository.js';
 
 export interface Tenant {
@@ -12,6 +15,11 @@ export interface Tenant {
   updatedAt: string;
 }
 
+export interface TenantDeps {
+  db: Database;
+  bus: InvalidationBus;
+}
+
 export const toTenant = (row: TenantRow): Tenant => ({
   id: row.id,
   name: row.name,
@@ -20,11 +28,74 @@ export const toTenant = (row: TenantRow): Tenant => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
+const duplicateName = (name: string) => new AppError('CONFLICT', `A tenant named "${name}" already exists.`);
+
 export async function createTenant(q: Queryable, name: string): Promise<Tenant> {
   try {
     return toTenant(await tenantRepository.insert(q, newId('tenant'), name.trim()));
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError('CONFLICT', `A tenant named "${name.trim()}" already exists.`);
+    if (isUniqueViolation(error)) throw duplicateName(name.trim());
     throw error;
   }
+}
+
+/**
+ * The tenant an administrator may act on, or 404. Callers that administer a
+ * tenant's users and keys use this first, so a platform admin naming a tenant
+ * that does not exist gets 404 rather than an empty list.
+ */
+export async function administeredTenant(q: Queryable, principal: Principal, tenantId: string): Promise<TenantRow> {
+  requireTenantAdmin(principal, tenantId);
+  const row = isId('tenant', tenantId) ? await tenantRepository.get(q, tenantId) : undefined;
+  if (!row) throw notFound('Tenant');
+  return row;
+}
+
+export async function listTenants(q: Queryable, principal: Principal): Promise<Tenant[]> {
+  requirePlatformAdmin(principal);
+  return (await tenantRepository.list(q)).map(toTenant);
+}
+
+export async function createTenantAs(q: Queryable, principal: Principal, name: string): Promise<Tenant> {
+  requirePlatformAdmin(principal);
+  return createTenant(q, name);
+}
+
+export async function getTenant(q: Queryable, principal: Principal, tenantId: string): Promise<Tenant> {
+  return toTenant(await administeredTenant(q, principal, tenantId));
+}
+
+export interface TenantPatch {
+  name?: string;
+  status?: TenantRow['status'];
+}
+
+/**
+ * A tenant admin may rename their tenant; only a platform admin changes its
+ * status. A platform admin may not disable the tenant they belong to: that
+ * would end their own session and could leave the platform without an
+ * administrator who can sign in to undo it.
+ */
+export async function updateTenant(deps: TenantDeps, principal: Principal, tenantId: string, patch: TenantPatch): Promise<Tenant> {
+  const current = await administeredTenant(deps.db, principal, tenantId);
+  if (patch.status !== undefined) {
+    if (!isPlatformAdmin(principal)) throw new AppError('FORBIDDEN', 'Only a platform admin may change a tenant\'s status.');
+    if (patch.status === 'disabled' && principal.tenantId === tenantId) {
+      throw new AppError('CONFLICT', 'You cannot disable the tenant your own account belongs to.');
+    }
+  }
+  const name = patch.name?.trim();
+  if (name === undefined && patch.status === undefined) return toTenant(current);
+  let row: TenantRow | undefined;
+  try {
+    row = await tenantRepository.update(deps.db, tenantId, { ...(name !== undefined ? { name } : {}), ...(patch.status ? { status: patch.status } : {}) });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw duplicateName(name ?? '');
+    throw error;
+  }
+  if (!row) throw notFound('Tenant');
+  // Keys and sessions of a disabled tenant stop working on the next request, here
+  // and (through the bus) on every replica; re-enabling restores them the same way.
+  if (patch.status !== undefined && patch.status !== current.status) await deps.bus.publish({ kind: 'tenant', id: tenantId });
+  return toTenant(row);
 }

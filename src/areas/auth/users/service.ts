@@ -1,10 +1,12 @@
-import type { Queryable } from '../../../platform/db/database.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
-import { AppError, notFound, validation } from '../../../platform/errors.js';
-import { newId } from '../../../platform/ids.js';
-import { ROLES, type Role } from '../../../platform/identity.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
+import { AppError, forbidden, notFound, validation } from '../../../platform/errors.js';
+import { isId, newId } from '../../../platform/ids.js';
+import { isPlatformAdmin, ROLES, type Principal, type Role } from '../../../platform/identity.js';
 import { hashPassword } from '../../../platform/passwords.js';
 import { tenantRepository } from '../tenants/repository.js';
+import { administeredTenant } from '../tenants/service.js';
 import { userRepository, type UserRow } from './repository.js';
 
 /** The user object of the spec's login response (2.4) and of /api/auth/me. */
@@ -48,11 +50,29 @@ export function checkNewUser(input: NewUser): void {
   if (!new RegExp(USERNAME_PATTERN).test(input.username)) {
     throw validation('username', 'must be 2-64 letters, digits, dots, dashes or underscores, starting with a letter or digit');
   }
-  if (input.password.length < PASSWORD_MIN_LENGTH || input.password.length > PASSWORD_MAX_LENGTH) {
+  checkPassword(input.password);
+  if (input.email !== undefined) checkEmail(input.email);
+  checkRoles(input.roles);
+}
+
+function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
     throw validation('password', `must be ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
   }
-  if (input.email !== undefined && !EMAIL.test(input.email)) throw validation('email', 'must be an e-mail address');
-  for (const role of input.roles) if (!ROLES.includes(role)) throw validation('roles', `unknown role "${role}"`);
+}
+
+function checkEmail(email: string): void {
+  if (!EMAIL.test(email)) throw validation('email', 'must be an e-mail address');
+}
+
+function checkRoles(roles: Role[]): void {
+  for (const role of roles) if (!ROLES.includes(role)) throw validation('roles', `unknown role "${role}"`);
+}
+
+function uniqueViolationAsConflict(error: unknown): never {
+  if (isUniqueViolation(error, 'users_username_key')) throw new AppError('CONFLICT', 'That username is taken.');
+  if (isUniqueViolation(error, 'users_email_key')) throw new AppError('CONFLICT', 'That e-mail address is already in use.');
+  throw error;
 }
 
 export async function createUser(q: Queryable, input: NewUser): Promise<User> {
@@ -70,8 +90,96 @@ export async function createUser(q: Queryable, input: NewUser): Promise<User> {
     });
     return toUser(row);
   } catch (error) {
-    if (isUniqueViolation(error, 'users_username_key')) throw new AppError('CONFLICT', 'That username is taken.');
-    if (isUniqueViolation(error, 'users_email_key')) throw new AppError('CONFLICT', 'That e-mail address is already in use.');
-    throw error;
+    uniqueViolationAsConflict(error);
   }
+}
+
+// ---- Administration of a tenant's users (routes.ts) ----
+
+export interface UserDeps {
+  db: Database;
+  bus: InvalidationBus;
+}
+
+const PRIVILEGED: readonly Role[] = ['admin', 'platform_admin'];
+
+// Only a platform admin may hand out platform_admin, or touch an account that
+// holds it: otherwise a tenant admin could reset a platform admin's password
+// (or demote them) and so act above their own role.
+function requireMayAssign(principal: Principal, roles: Role[] | undefined): void {
+  if (roles?.includes('platform_admin') && !isPlatformAdmin(principal)) throw forbidden('Only a platform admin may grant the platform_admin role.');
+}
+
+function requireMayChange(principal: Principal, target: UserRow): void {
+  if (target.roles.includes('platform_admin') && !isPlatformAdmin(principal)) throw forbidden('Only a platform admin may change a platform admin\'s account.');
+}
+
+async function userInTenant(q: Queryable, tenantId: string, userId: string): Promise<UserRow> {
+  const row = isId('user', userId) ? await userRepository.getInTenant(q, tenantId, userId) : undefined;
+  if (!row) throw notFound('User');
+  return row;
+}
+
+export async function listUsers(db: Database, principal: Principal, tenantId: string): Promise<User[]> {
+  await administeredTenant(db, principal, tenantId);
+  return (await userRepository.listInTenant(db, tenantId)).map(toUser);
+}
+
+export async function getUser(db: Database, principal: Principal, tenantId: string, userId: string): Promise<User> {
+  await administeredTenant(db, principal, tenantId);
+  return toUser(await userInTenant(db, tenantId, userId));
+}
+
+export async function createUserAs(
+  db: Database,
+  principal: Principal,
+  tenantId: string,
+  input: { username: string; password: string; email?: string; roles?: Role[] },
+): Promise<User> {
+  await administeredTenant(db, principal, tenantId);
+  requireMayAssign(principal, input.roles);
+  return createUser(db, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
+}
+
+export interface UserPatch {
+  email?: string | null;
+  roles?: Role[];
+  status?: UserRow['status'];
+  password?: string;
+}
+
+/**
+ * Changes a user. An administrator editing their own account may not disable
+ * it or drop an administrative role they hold: that is how a tenant ends up
+ * with nobody able to administer it. Another admin (or a platform admin) can.
+ */
+export async function updateUser(deps: UserDeps, principal: Principal, tenantId: string, userId: string, patch: UserPatch): Promise<User> {
+  await administeredTenant(deps.db, principal, tenantId);
+  const target = await userInTenant(deps.db, tenantId, userId);
+  requireMayChange(principal, target);
+  requireMayAssign(principal, patch.roles);
+  if (patch.email !== undefined && patch.email !== null) checkEmail(patch.email);
+  if (patch.roles) checkRoles(patch.roles);
+  if (patch.password !== undefined) checkPassword(patch.password);
+  if (principal.subject === target.id) {
+    if (patch.status === 'disabled') throw new AppError('CONFLICT', 'You cannot disable your own account.');
+    const dropped = patch.roles && PRIVILEGED.filter((role) => target.roles.includes(role) && !patch.roles!.includes(role));
+    if (dropped?.length) throw new AppError('CONFLICT', `You cannot remove your own ${dropped.join(' and ')} role.`);
+  }
+  let row: UserRow | undefined;
+  try {
+    row = await userRepository.update(deps.db, tenantId, userId, {
+      ...(patch.email !== undefined ? { email: patch.email } : {}),
+      ...(patch.roles ? { roles: [...new Set(patch.roles)] } : {}),
+      ...(patch.status ? { status: patch.status } : {}),
+      ...(patch.password !== undefined ? { password_hash: await hashPassword(patch.password) } : {}),
+    });
+  } catch (error) {
+    uniqueViolationAsConflict(error);
+  }
+  if (!row) throw notFound('User');
+  // Drops the cached account state, so a disable or a role change applies to the
+  // user's very next request, whatever access token they still hold.
+  await deps.bus.publish({ kind: 'user', id: userId });
+  return toUser(row);
 }

@@ -1,0 +1,59 @@
+// SQL for API key management. Every statement filters by tenant; the validator
+// (validator.ts) has its own lookup by hash for the request path.
+import type { Queryable } from '../../../platform/db/database.js';
+
+export interface ApiKeyRow {
+  id: string;
+  tenant_id: string;
+  customer_id: string | null;
+  name: string;
+  key_hash: string;
+  masked_key: string;
+  scopes: string[];
+  status: 'active' | 'revoked';
+  created_by: string | null;
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export const apiKeyRepository = {
+  async insert(
+    q: Queryable,
+    row: Pick<ApiKeyRow, 'id' | 'tenant_id' | 'customer_id' | 'name' | 'key_hash' | 'masked_key' | 'scopes' | 'created_by' | 'expires_at'>,
+  ) {
+    const [created] = await q.query<ApiKeyRow>(
+      `INSERT INTO api_keys (id, tenant_id, customer_id, name, key_hash, masked_key, scopes, created_by, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) RETURNING *`,
+      [row.id, row.tenant_id, row.customer_id, row.name, row.key_hash, row.masked_key, JSON.stringify(row.scopes), row.created_by, row.expires_at],
+    );
+    return created!;
+  },
+
+  list(q: Queryable, tenantId: string) {
+    return q.query<ApiKeyRow>('SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id', [tenantId]);
+  },
+
+  async get(q: Queryable, tenantId: string, id: string) {
+    const [row] = await q.query<ApiKeyRow>('SELECT * FROM api_keys WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
+    return row;
+  },
+
+  /** Revoking keeps the first revocation time; activating clears it. */
+  async setStatus(q: Queryable, tenantId: string, id: string, status: ApiKeyRow['status']) {
+    const [row] = await q.query<ApiKeyRow>(
+      `UPDATE api_keys SET
+         status = $3,
+         revoked_at = CASE WHEN $3 = 'revoked' THEN COALESCE(revoked_at, now()) ELSE NULL END
+       WHERE tenant_id = $1 AND id = $2 RETURNING *`,
+      [tenantId, id, status],
+    );
+    return row;
+  },
+
+  async delete(q: Queryable, tenantId: string, id: string) {
+    const rows = await q.query('DELETE FROM api_keys WHERE tenant_id = $1 AND id = $2 RETURNING id', [tenantId, id]);
+    return rows.length > 0;
+  },
+};

@@ -1,0 +1,132 @@
+// Managing a tenant's API keys: create (the only time the plaintext exists
+// outside the client), list, get, revoke, activate, delete. Every change that
+// affects whether a key works is published on the invalidation bus, so the
+// validator's cache drops the key before the response is sent.
+import type { Database } from '../../../platform/db/database.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
+import type { Secrets } from '../../../platform/secrets.js';
+import { notFound, validation } from '../../../platform/errors.js';
+import { isId, newId } from '../../../platform/ids.js';
+import type { Principal } from '../../../platform/identity.js';
+import { requireTenantAdmin } from '../../guard.js';
+import { tenantRepository } from '../tenants/repository.js';
+import { administeredTenant } from '../tenants/service.js';
+import { generateApiKey, maskApiKey } from './key-format.js';
+import { apiKeyRepository, type ApiKeyRow } from './repository.js';
+
+export interface ApiKeyDeps {
+  db: Database;
+  bus: InvalidationBus;
+  secrets: Secrets;
+}
+
+/** The record of spec 2.2, without the plaintext. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  maskedKey: string;
+  status: ApiKeyRow['status'];
+  /** A JSON-encoded array, as the spec requires: clients parse it. */
+  scopes: string;
+  createdAt: string;
+  expiresAt?: string;
+  customerId?: string;
+  lastUsedAt: string | null;
+}
+
+export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  maskedKey: row.masked_key,
+  status: row.status,
+  scopes: JSON.stringify(row.scopes),
+  createdAt: row.created_at.toISOString(),
+  ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
+  ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
+  lastUsedAt: row.last_used_at?.toISOString() ?? null,
+});
+
+export type CreatedApiKey = ApiKeyRecord & { key: string };
+
+export interface NewApiKey {
+  name: string;
+  scopes?: string[];
+  expiresAt?: string;
+  customerId?: string;
+}
+
+/** POST …/api-keys: an administrator of the tenant creates a key. */
+export async function createApiKey(deps: ApiKeyDeps, principal: Principal, tenantId: string, input: NewApiKey): Promise<CreatedApiKey> {
+  requireTenantAdmin(principal, tenantId);
+  return issueApiKey(deps, tenantId, input, principal.subject);
+}
+
+/**
+ * Creates a key for a tenant with no authorization check: for callers that are
+ * trusted already (the route above, the operator's CLI). The plaintext is in the
+ * result and nowhere else.
+ */
+export async function issueApiKey(
+  deps: Pick<ApiKeyDeps, 'db' | 'secrets'>,
+  tenantId: string,
+  input: NewApiKey,
+  createdBy: string | null,
+  now = Date.now(),
+): Promise<CreatedApiKey> {
+  if (!isId('tenant', tenantId) || !(await tenantRepository.get(deps.db, tenantId))) throw notFound('Tenant');
+  let expiresAt: Date | null = null;
+  if (input.expiresAt !== undefined) {
+    expiresAt = new Date(input.expiresAt);
+    if (Number.isNaN(expiresAt.getTime())) throw validation('expiresAt', 'must be an ISO 8601 timestamp');
+    if (expiresAt.getTime() <= now) throw validation('expiresAt', 'must be in the future');
+  }
+  const key = generateApiKey();
+  const row = await apiKeyRepository.insert(deps.db, {
+    id: newId('apiKey'),
+    tenant_id: tenantId,
+    customer_id: input.customerId ?? null,
+    name: input.name,
+    // Only the keyed hash is stored: a database leak does not leak usable keys.
+    key_hash: deps.secrets.hash('api-key', key),
+    masked_key: maskApiKey(key),
+    scopes: [...new Set(input.scopes ?? [])],
+    created_by: createdBy,
+    expires_at: expiresAt,
+  });
+  const { id, name, ...rest } = toApiKey(row);
+  return { id, name, key, ...rest };
+}
+
+export async function listApiKeys(db: Database, principal: Principal, tenantId: string): Promise<ApiKeyRecord[]> {
+  await administeredTenant(db, principal, tenantId);
+  return (await apiKeyRepository.list(db, tenantId)).map(toApiKey);
+}
+
+export async function getApiKey(db: Database, principal: Principal, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
+  await administeredTenant(db, principal, tenantId);
+  const row = isId('apiKey', keyId) ? await apiKeyRepository.get(db, tenantId, keyId) : undefined;
+  if (!row) throw notFound('API key');
+  return toApiKey(row);
+}
+
+/** Revoke or activate; both are idempotent and answer the key's record. */
+export async function setApiKeyStatus(
+  deps: ApiKeyDeps,
+  principal: Principal,
+  tenantId: string,
+  keyId: string,
+  status: ApiKeyRow['status'],
+): Promise<ApiKeyRecord> {
+  await administeredTenant(deps.db, principal, tenantId);
+  const row = isId('apiKey', keyId) ? await apiKeyRepository.setStatus(deps.db, tenantId, keyId, status) : undefined;
+  if (!row) throw notFound('API key');
+  await deps.bus.publish({ kind: 'apiKey', id: keyId });
+  return toApiKey(row);
+}
+
+export async function deleteApiKey(deps: ApiKeyDeps, principal: Principal, tenantId: string, keyId: string): Promise<void> {
+  await administeredTenant(deps.db, principal, tenantId);
+  const deleted = isId('apiKey', keyId) && (await apiKeyRepository.delete(deps.db, tenantId, keyId));
+  if (!deleted) throw notFound('API key');
+  await deps.bus.publish({ kind: 'apiKey', id: keyId });
+}
