@@ -1,0 +1,174 @@
+// `gateway`: the operator's command line. `start` runs the server; the other
+// commands run from the shared table, either here on the database (no server on
+// this data dir, or PostgreSQL) or inside the running server via its control socket.
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadConfig, type Config } from '../platform/config.js';
+import { COMMANDS, findCommand } from './commands.js';
+import type { CommandArgs, CommandSpec } from './command-spec.js';
+import { executeCommand } from './execute.js';
+import { VERSION } from '../context.js';
+
+const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
+
+class UsageError extends Error {}
+
+export async function main(argv: string[]): Promise<number> {
+  const cli = invocation();
+  try {
+    const [first, second] = argv;
+    if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+      print(generalHelp(cli));
+      return 0;
+    }
+    if (first === '--version' || first === '-v') {
+      print(VERSION);
+      return 0;
+    }
+    if (first === 'start') return await start(argv.slice(1), cli);
+
+    const spec = findCommand(first) ?? (second !== undefined ? findCommand(`${first} ${second}`) : undefined);
+    if (!spec) {
+      if (GROUPS.includes(first)) {
+        const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
+        if (second === undefined || second === '--help' || second === '-h') {
+          print(group.map((c) => commandHelp(c, cli)).join('\n\n'));
+          return second === undefined ? 1 : 0;
+        }
+        throw new UsageError(`unknown command "${first} ${second}"; try: ${group.map((c) => c.name).join(', ')}`);
+      }
+      throw new UsageError(`unknown command "${first}"; run "${cli} --help"`);
+    }
+    const rest = argv.slice(spec.name.split(' ').length);
+    const { args, json, help, passwordFromStdin } = parse(spec, rest, cli);
+    if (help) {
+      print(commandHelp(spec, cli));
+      return 0;
+    }
+    if (passwordFromStdin) {
+      if (args.password !== undefined) throw new UsageError('--password and --password-stdin: use one of them');
+      args.password = await readStdin();
+    }
+    const config = loadConfig(process.env);
+    const result = await executeCommand(config, spec, args, (line) => process.stderr.write(`${line}\n`));
+    print(json ? JSON.stringify(result) : spec.describe(result).join('\n'));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`error: ${oneLine(error)}\n`);
+    return 1;
+  }
+}
+
+async function start(argv: string[], cli: string): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { help: { type: 'boolean', short: 'h' } }, strict: true });
+  if (values.help) {
+    print(startHelp(cli));
+    return 0;
+  }
+  const config: Config = loadConfig(process.env);
+  // Loaded here, not at the top: the record commands should not pay for the whole server.
+  const { startServer } = await import('../server.js');
+  await startServer(config, { handleSignals: true, cliCommand: cli });
+  return 0;
+}
+
+function parse(spec: CommandSpec, argv: string[], cli: string) {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {
+    json: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  };
+  for (const [name, option] of Object.entries(spec.options)) options[name] = { type: option.type };
+  const acceptsPassword = 'password' in spec.options;
+  if (acceptsPassword) options['password-stdin'] = { type: 'boolean' };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | undefined> });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message.split('\n')[0]} (see "${cli} ${spec.name} --help")`);
+  }
+  const { json, help, 'password-stdin': passwordFromStdin, ...args } = values;
+  // Checked here too, so a missing option is reported before any database is opened.
+  if (!help) {
+    for (const [name, option] of Object.entries(spec.options)) {
+      if (option.required && args[name] === undefined && !(name === 'password' && passwordFromStdin)) {
+        throw new UsageError(`--${name} is required (see "${cli} ${spec.name} --help")`);
+      }
+    }
+  }
+  return { args: args as CommandArgs, json: json === true, help: help === true, passwordFromStdin: passwordFromStdin === true };
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  // One trailing newline is the terminator of `echo` or a heredoc, not part of the password.
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+function generalHelp(cli: string): string {
+  const width = Math.max('start'.length, ...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    `Gateway ${VERSION}: multi-tenant AI platform`,
+    '',
+    `Usage: ${cli} <command> [options]`,
+    '',
+    'Commands:',
+    `  ${'start'.padEnd(width)}Start the server (HTTPS on HOST:PORT, default 127.0.0.1:8443).`,
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    'Every command takes --help. Record commands print for people; --json prints the record as one JSON object.',
+    'They work whether or not the server runs: while it runs on the embedded database they go through it.',
+    'Configuration comes from the environment (GATEWAY_DATA_DIR, DATABASE_URL, PORT, HOST, GATEWAY_TLS, …).',
+    'Exit status: 0 on success, 1 on any error (one line on stderr).',
+  ].join('\n');
+}
+
+function commandHelp(spec: CommandSpec, cli: string): string {
+  const entries: [string, string][] = Object.entries(spec.options).map(([name, o]) => [
+    `--${name}${o.value ? ` ${o.value}` : ''}`,
+    `${o.description}${o.required ? ' (required)' : ''}`,
+  ]);
+  if ('password' in spec.options) entries.push(['--password-stdin', 'Read the password from standard input instead.']);
+  entries.push(['--json', 'Print the result as one JSON object.']);
+  const width = Math.max(...entries.map(([k]) => k.length)) + 2;
+  const required = Object.entries(spec.options).filter(([, o]) => o.required).map(([n, o]) => `--${n} ${o.value ?? ''}`.trim());
+  return [`Usage: ${cli} ${spec.name} ${required.join(' ')} [options]`, '', spec.summary, '', ...entries.map(([k, d]) => `  ${k.padEnd(width)}${d}`)].join('\n');
+}
+
+function startHelp(cli: string): string {
+  return [
+    `Usage: ${cli} start`,
+    '',
+    'Starts the Gateway. Settings come from the environment:',
+    '  GATEWAY_DATA_DIR   data dir (default ./data): embedded database, TLS certificate, control socket',
+    '  DATABASE_URL       use this PostgreSQL server instead of the embedded database',
+    '  HOST, PORT         listener (default 127.0.0.1:8443)',
+    '  GATEWAY_TLS        on (default: self-signed certificate in the data dir) or off (plain HTTP behind a proxy)',
+    '  GATEWAY_TLS_CERT, GATEWAY_TLS_KEY   your own certificate and key files (PEM)',
+    '  GATEWAY_TENANT, GATEWAY_ADMIN_USERNAME, GATEWAY_ADMIN_PASSWORD, GATEWAY_ADMIN_EMAIL',
+    '                     create the first tenant and its administrator on an empty database',
+  ].join('\n');
+}
+
+/** How the user ran us, so hints can be pasted back as they are. */
+function invocation(): string {
+  const script = process.argv[1] ?? 'gateway';
+  if (path.basename(script) === 'gateway') return 'gateway';
+  const relative = path.relative(process.cwd(), script) || script;
+  return script.endsWith('.ts') ? `npx tsx ${relative}` : `node ${relative}`;
+}
+
+function oneLine(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.trim() || 'unknown error';
+}
+
+function print(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+// Run when executed from source (`node --import tsx src/cli/main.ts`); bin/gateway.js calls main() itself.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main(process.argv.slice(2));
+}

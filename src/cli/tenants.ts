@@ -1,0 +1,25 @@
+// `gateway tenants …`
+import { createTenant } from '../areas/auth/tenants/service.js';
+import { validation } from '../platform/errors.js';
+import { fields, str, type CommandSpec } from './command-spec.js';
+
+const NAME_MAX = 200; // as POST /api/auth/tenants accepts
+
+export const tenantCommands: CommandSpec[] = [
+  {
+    name: 'tenants create',
+    summary: 'Create a tenant.',
+    options: { name: { type: 'string', required: true, value: '<name>', description: 'Tenant name (unique, up to 200 characters).' } },
+    async run({ db }, args) {
+      const name = str(args, 'name')!;
+      if (name.length > NAME_MAX) throw validation('--name', `must be at most ${NAME_MAX} characters`);
+      return { ...(await createTenant(db, name)) };
+    },
+    describe(tenant) {
+      return [
+        `Created tenant "${tenant.name}".`,
+        ...fields([['id', tenant.id], ['name', tenant.name], ['status', tenant.status], ['created', tenant.createdAt]]),
+      ];
+    },
+  },
+];

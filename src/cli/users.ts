@@ -1,0 +1,37 @@
+// `gateway users …`
+import { createUser } from '../areas/auth/users/service.js';
+import type { Role } from '../platform/identity.js';
+import { fields, str, type CommandSpec } from './command-spec.js';
+
+export const userCommands: CommandSpec[] = [
+  {
+    name: 'users create',
+    summary: 'Create a user in a tenant (a member unless --admin or --platform-admin).',
+    options: {
+      tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant the user belongs to (ten_…).' },
+      username: { type: 'string', required: true, value: '<username>', description: 'Login name: 2-64 letters, digits, dots, dashes or underscores.' },
+      password: { type: 'string', required: true, value: '<password>', description: 'At least 12 characters. Prefer --password-stdin: arguments are visible to other local users.' },
+      email: { type: 'string', value: '<email>', description: 'Optional e-mail address; it can be used to log in.' },
+      admin: { type: 'boolean', description: "Make the user an administrator of the tenant." },
+      'platform-admin': { type: 'boolean', description: 'Also let the user administer all tenants (implies --admin).' },
+    },
+    async run({ db }, args) {
+      const roles: Role[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
+      const email = str(args, 'email');
+      const user = await createUser(db, {
+        tenantId: str(args, 'tenant')!,
+        username: str(args, 'username')!,
+        password: str(args, 'password')!,
+        roles,
+        ...(email !== undefined ? { email } : {}),
+      });
+      return { ...user };
+    },
+    describe(user) {
+      return [
+        `Created user "${user.username}".`,
+        ...fields([['id', user.id], ['tenant', user.tenantId], ['username', user.username], ['email', user.email], ['roles', user.roles], ['status', user.status]]),
+      ];
+    },
+  },
+];

@@ -1,0 +1,175 @@
+// Starts the platform: database (migrated), first tenant from the environment,
+// TLS, the Gateway on HOST:PORT, and the local control socket the CLI uses while
+// the server holds the embedded database. Stops cleanly on SIGINT/SIGTERM.
+import type { FastifyInstance } from 'fastify';
+import type { DestinationStream } from 'pino';
+import type { Config } from './platform/config.js';
+import { createContext, VERSION, type AppContext } from './context.js';
+import { buildApp } from './gateway/app.js';
+import { loadTls, type TlsMaterial } from './platform/tls.js';
+import { bootstrap, type BootstrapResult } from './areas/auth/bootstrap.js';
+import { startControlServer, type ControlServer } from './cli/control-socket.js';
+
+export interface ServerOptions {
+  /** Where request logs go (tests capture them); stdout by default. */
+  logStream?: DestinationStream;
+  /** Where the start-up banner and notices go, one line per call; stdout by default. */
+  print?: (line: string) => void;
+  /** Install SIGINT/SIGTERM handlers that stop the server and end the process. */
+  handleSignals?: boolean;
+  /** How the operator invokes the CLI, for the hints in the banner. */
+  cliCommand?: string;
+}
+
+export interface RunningServer {
+  url: string;
+  app: FastifyInstance;
+  ctx: AppContext;
+  tls: TlsMaterial | undefined;
+  bootstrap: BootstrapResult;
+  /** The control socket's path; undefined on PostgreSQL, where the CLI opens the database itself. */
+  controlSocket: string | undefined;
+  close(): Promise<void>;
+}
+
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  // Certificate problems are configuration problems: report them before touching the database.
+  const tls = await loadTls(config);
+  const ctx = await createContext(config, print);
+  let app: FastifyInstance | undefined;
+  let control: ControlServer | undefined;
+  let boot: BootstrapResult;
+  let url: string;
+  try {
+    boot = await bootstrap(ctx.db, config.bootstrap);
+    app = await buildApp(ctx, { ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}), ...(options.logStream ? { logStream: options.logStream } : {}) });
+    await listen(app, config);
+    url = publicUrl(app, config, tls !== undefined);
+    // The embedded database admits this process only; the CLI comes in through here.
+    if (ctx.db.kind === 'embedded') control = await startControlServer(ctx, config.dataDir, app.log);
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await ctx.close().catch(() => undefined);
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  const signals = options.handleSignals ? installSignalHandlers(() => running.close(), print) : undefined;
+  const running: RunningServer = {
+    url,
+    app,
+    ctx,
+    tls,
+    bootstrap: boot,
+    controlSocket: control?.path,
+    close() {
+      closing ??= (async () => {
+        signals?.remove();
+        await control?.close();
+        await app!.close();
+        await ctx.close();
+      })();
+      return closing;
+    },
+  };
+  for (const line of banner(running, config, options.cliCommand ?? 'gateway')) print(line);
+  return running;
+}
+
+async function listen(app: FastifyInstance, config: Config): Promise<void> {
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${config.host}:${config.port}`;
+    if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: the port is in use. Choose another with PORT.`);
+    if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Choose a PORT above 1023.`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`);
+    throw error;
+  }
+}
+
+function publicUrl(app: FastifyInstance, config: Config, https: boolean): string {
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  // A wildcard listener is reachable on loopback, which is also what the self-signed certificate names.
+  let host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
+  if (host.includes(':')) host = `[${host}]`;
+  return `${https ? 'https' : 'http'}://${host}:${port}`;
+}
+
+function banner(server: RunningServer, config: Config, cli: string): string[] {
+  const { ctx, tls } = server;
+  const lines = ['', `Gateway ${VERSION} is running at ${server.url}`, `  health:    ${server.url}/health`];
+  if (!tls) lines.push('  TLS:       off (GATEWAY_TLS=off): serve behind a TLS-terminating proxy');
+  else if (tls.source === 'operator') lines.push(`  TLS:       certificate from ${tls.certFile}`);
+  else {
+    lines.push(`  TLS:       self-signed certificate ${tls.source === 'generated' ? 'generated' : 'reused'}: ${tls.certFile}`);
+    lines.push(`             (trust it in your client, e.g. curl --cacert ${tls.certFile}; SHA-256 ${tls.fingerprint})`);
+  }
+  lines.push(`  data dir:  ${config.dataDir}`);
+  lines.push(`  database:  ${ctx.db.kind === 'embedded' ? 'embedded PGlite' : `PostgreSQL at ${databaseHost(config.databaseUrl!)}`}; pgvector ${ctx.vector ? 'available' : 'NOT installed'}`);
+  if (server.controlSocket) lines.push(`  CLI:       ${cli} --help (while this server runs, it goes through ${server.controlSocket})`);
+  if (!ctx.vector) lines.push('WARNING: pgvector is not installed: features that need vectors answer 503 until it is.');
+
+  const boot = server.bootstrap;
+  if (boot.outcome === 'created') {
+    lines.push(`Created the first tenant "${boot.tenant.name}" (${boot.tenant.id}) and its administrator "${boot.admin.username}" (${boot.admin.id}).`);
+    lines.push('  Log in with POST /api/auth/login. You may now remove GATEWAY_ADMIN_PASSWORD from the environment.');
+  } else if (boot.outcome === 'existing' && boot.ignoredVariables.length > 0) {
+    lines.push(`Note: ${boot.ignoredVariables.join(', ')} ignored: the database already has tenants, and a start never changes them.`);
+  } else if (boot.outcome === 'empty') {
+    lines.push(
+      'No tenant exists yet. Create the first one and its administrator with the CLI:',
+      `  ${cli} tenants create --name "Acme"`,
+      `  ${cli} users create --tenant <tenantId> --username admin --email admin@example.com --platform-admin --password-stdin`,
+      `  ${cli} keys create --tenant <tenantId> --name "first key"`,
+      'or start with GATEWAY_TENANT, GATEWAY_ADMIN_USERNAME and GATEWAY_ADMIN_PASSWORD set.',
+    );
+  }
+  lines.push('');
+  return lines;
+}
+
+// The URL may hold a password: show where the database is, never how to log in to it.
+function databaseHost(databaseUrl: string): string {
+  const url = new URL(databaseUrl);
+  return `${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
+}
+
+function installSignalHandlers(close: () => Promise<void>, print: (line: string) => void) {
+  let stopping = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      print(`Received ${signal} again: exiting now.`);
+      process.exit(1);
+    }
+    stopping = true;
+    print(`Received ${signal}: stopping (in-flight requests finish first)…`);
+    setTimeout(() => {
+      print('Shutdown took too long: exiting.');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    close().then(
+      () => {
+        print('Stopped.');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        print(`Shutdown failed: ${(error as Error).message}`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    remove() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
