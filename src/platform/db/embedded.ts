@@ -46,7 +46,7 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
     async stop() {
       const stopped = new Promise<void>((resolve) => worker.once('message', () => resolve()));
       worker.postMessage({ stop: true });
-      await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000))]);
+      await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000).unref())]);
       await worker.terminate();
       releaseLock(paths.lock);
     },
