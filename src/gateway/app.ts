@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { rewriteLegacyUrl } from './legacy-routes.js';
-import { registerErrorHandling } from './error-handler.js';
+import { registerErrorHandling, handleClientError } from './error-handler.js';
 import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
 import { guardArea } from '../areas/guard.js';
@@ -30,9 +30,14 @@ export interface BuildOptions {
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = ctx;
   const logger = { ...loggerOptions(config.logLevel), ...(options.logStream ? { stream: options.logStream } : {}) };
+  // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
+  // every 30 s by default: a slow client would outlive the configured limits by that much.
+  const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
   const app = Fastify({
     logger,
-    ...(options.https ? { https: options.https } : {}),
+    http: { connectionsCheckingInterval },
+    ...(options.https ? { https: { ...options.https, connectionsCheckingInterval } } : {}),
+    clientErrorHandler: handleClientError,
     genReqId: correlationIdFor,
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
     rewriteUrl: (req) => rewriteLegacyUrl(req.url ?? '/'),

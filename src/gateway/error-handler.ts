@@ -1,6 +1,9 @@
 // The one error handler: every failure leaves as application/problem+json with
 // the correlation id. 5xx details never carry internals.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, problem, type FieldError } from '../platform/errors.js';
 
 export function registerErrorHandling(app: FastifyInstance): void {
@@ -29,6 +32,34 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
   });
+}
+
+/**
+ * Errors Node reports before or outside Fastify's request cycle: header/request
+ * timeouts (408), oversized headers (431), unparsable HTTP (400). Answered in the
+ * same problem shape with a correlation id (a new one: the request never got one),
+ * then the connection is closed.
+ */
+export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'BAD_REQUEST', 'The request headers are too large.']
+        : [400, 'BAD_REQUEST', 'The request is not valid HTTP.'];
+  const correlationId = randomUUID();
+  this.log.info({ correlationId, code: error.code }, 'client error');
+  // As Node does: only when no response has started on this connection.
+  const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+  if (socket.writable && !pending?.headersSent) {
+    const body = JSON.stringify(problem(status, code, detail, correlationId));
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Correlation-ID: ${correlationId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 function send(reply: FastifyReply, request: FastifyRequest, status: number, code: string, detail: string, errors?: FieldError[]) {
