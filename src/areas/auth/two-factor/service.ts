@@ -1,0 +1,156 @@
+// Two-factor (TOTP) enrollment, removal, and the second step of login.
+//
+// Decisions where the spec is silent:
+// - verify-2fa takes `code` holding either a 6-digit TOTP code or a recovery code
+//   (told apart by shape), or the recovery code in `recoveryCode`; exactly one of the two.
+// - A wrong code or password on enable/disable is a 400 naming the field, not a 401:
+//   the caller's access token is fine, and 401 tells clients to refresh it.
+// - Wrong second factors (verify-2fa, enable, disable) count against one per-account
+//   limit (GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT) → 429 with Retry-After; each login
+//   challenge also dies after GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE attempts.
+import type { AppContext } from '../../../context.js';
+import { AppError, notFound, validation } from '../../../platform/errors.js';
+import type { Principal } from '../../../platform/identity.js';
+import { verifyPassword } from '../../../platform/passwords.js';
+import { requireUser } from '../../guard.js';
+import { userRepository, type UserRow } from '../users/repository.js';
+import { toUser, type User } from '../users/service.js';
+import { startSession, type Session } from '../sessions/service.js';
+import type { Throttle } from '../sessions/throttle.js';
+import { twoFactorRepository } from './repository.js';
+import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
+import { isTotpShaped, matchTotpStep, newTotpSecret, otpauthUri } from './totp.js';
+
+export type TwoFactorDeps = Pick<AppContext, 'db' | 'secrets' | 'config' | 'auth' | 'bus'>;
+
+export const twoFactorThrottleKey = (userId: string) => `2fa:acct:${userId}`;
+
+const invalidChallenge = () => new AppError('INVALID_TWO_FACTOR', 'The two-factor challenge is invalid, used or expired; sign in again.');
+const wrongCode = () => new AppError('INVALID_TWO_FACTOR', 'The two-factor code is incorrect.');
+const alreadyEnabled = () => new AppError('CONFLICT', 'Two-factor authentication is already enabled.');
+const notEnabled = () => new AppError('CONFLICT', 'Two-factor authentication is not enabled.');
+
+async function signedInUser(deps: TwoFactorDeps, principal: Principal): Promise<UserRow> {
+  requireUser(principal);
+  const row = await userRepository.getInTenant(deps.db, principal.tenantId, principal.subject);
+  if (!row) throw notFound('User');
+  return row;
+}
+
+/** Step 1 of enrollment: a new secret, stored encrypted, not yet in force. */
+export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal): Promise<{ secret: string; otpauthUri: string }> {
+  const user = await signedInUser(deps, principal);
+  if (user.totp_enabled) throw alreadyEnabled();
+  const secret = newTotpSecret();
+  if (!(await twoFactorRepository.setPendingSecret(deps.db, user.id, deps.secrets.encrypt(secret)))) throw alreadyEnabled();
+  return { secret, otpauthUri: otpauthUri(secret, user.username) };
+}
+
+/** Step 2: a valid code proves the app holds the secret; answers the recovery codes, once. */
+export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, code: string) {
+  const user = await signedInUser(deps, principal);
+  if (user.totp_enabled) throw alreadyEnabled();
+  if (!user.totp_secret) throw new AppError('CONFLICT', 'Start with POST /api/auth/2fa/setup to get a secret.');
+  const key = twoFactorThrottleKey(user.id);
+  const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
+  try {
+    if (!(await acceptTotp(deps, user, code))) {
+      await attempt.fail();
+      throw validation('code', 'is not a valid code from the authenticator app');
+    }
+    const recoveryCodes = newRecoveryCodes();
+    const hashes = recoveryCodes.map((c) => deps.secrets.hash('recovery-code', normalizeRecoveryCode(c)));
+    const enabled = await deps.db.tx(async (q) => {
+      if (!(await twoFactorRepository.enable(q, user.id))) return false;
+      await twoFactorRepository.replaceRecoveryCodes(q, user.id, hashes);
+      return true;
+    });
+    if (!enabled) throw alreadyEnabled();
+    await attempt.reset(key);
+    await deps.bus.publish({ kind: 'user', id: user.id });
+    return { recoveryCodes };
+  } finally {
+    attempt.end();
+  }
+}
+
+/** Turns 2FA off after a current code (TOTP or recovery) or the password. */
+export async function disableTwoFactor(
+  deps: TwoFactorDeps,
+  throttle: Throttle,
+  principal: Principal,
+  proof: { code?: string; password?: string },
+): Promise<User> {
+  if ((proof.code === undefined) === (proof.password === undefined)) {
+    throw validation('code', 'send either `code` or `password`, not both and not neither');
+  }
+  const user = await signedInUser(deps, principal);
+  if (!user.totp_enabled) throw notEnabled();
+  const key = twoFactorThrottleKey(user.id);
+  const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
+  try {
+    const ok =
+      proof.password !== undefined
+        ? await verifyPassword(proof.password, user.password_hash)
+        : await acceptSecondFactor(deps, user, proof.code!);
+    if (!ok) {
+      await attempt.fail();
+      throw proof.password !== undefined ? validation('password', 'is incorrect') : validation('code', 'is not a valid code');
+    }
+    await deps.db.tx((q) => twoFactorRepository.disable(q, user.id));
+    await attempt.reset(key);
+    await deps.bus.publish({ kind: 'user', id: user.id });
+    const updated = await userRepository.get(deps.db, user.id);
+    return toUser(updated!);
+  } finally {
+    attempt.end();
+  }
+}
+
+/** Second step of login: the challenge from login plus a code gives the full login response. */
+export async function verifyTwoFactor(
+  deps: TwoFactorDeps,
+  throttle: Throttle,
+  input: { twoFactorToken: string; code?: string; recoveryCode?: string },
+): Promise<Session> {
+  if ((input.code === undefined) === (input.recoveryCode === undefined)) {
+    throw validation('code', 'send either `code` or `recoveryCode`, not both and not neither');
+  }
+  const challengeHash = deps.secrets.hash('challenge', input.twoFactorToken);
+  const challenge = await twoFactorRepository.spendAttempt(deps.db, challengeHash, deps.config.auth.twoFactorMaxAttemptsPerChallenge);
+  if (!challenge) throw invalidChallenge();
+  const key = twoFactorThrottleKey(challenge.user_id);
+  const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
+  try {
+    const user = await userRepository.get(deps.db, challenge.user_id);
+    const state = user ? await deps.auth.accounts.get(user.id) : null;
+    if (!user || !state?.active || !user.totp_enabled) throw invalidChallenge();
+    const ok =
+      input.recoveryCode !== undefined ? await acceptRecoveryCode(deps, user, input.recoveryCode) : await acceptSecondFactor(deps, user, input.code!);
+    if (!ok) {
+      await attempt.fail();
+      throw wrongCode();
+    }
+    if (!(await twoFactorRepository.consumeChallenge(deps.db, challenge.id))) throw invalidChallenge();
+    await attempt.reset(key);
+    return await startSession(deps, user);
+  } finally {
+    attempt.end();
+  }
+}
+
+/** A 6-digit code is TOTP; anything else is tried as a recovery code. */
+function acceptSecondFactor(deps: TwoFactorDeps, user: UserRow, code: string): Promise<boolean> {
+  return isTotpShaped(code) ? acceptTotp(deps, user, code) : acceptRecoveryCode(deps, user, code);
+}
+
+// Valid within ±1 step and later than the last accepted step: each code works once.
+async function acceptTotp(deps: TwoFactorDeps, user: UserRow, code: string): Promise<boolean> {
+  if (!user.totp_secret) return false;
+  const step = matchTotpStep(deps.secrets.decrypt(user.totp_secret), code);
+  return step !== undefined && (await twoFactorRepository.advanceStep(deps.db, user.id, step));
+}
+
+function acceptRecoveryCode(deps: TwoFactorDeps, user: UserRow, code: string): Promise<boolean> {
+  return twoFactorRepository.useRecoveryCode(deps.db, user.id, deps.secrets.hash('recovery-code', normalizeRecoveryCode(code)));
+}
