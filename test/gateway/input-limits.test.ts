@@ -82,6 +82,22 @@ describe('edge: input, limits and errors', () => {
       await gw.request('DELETE', `/api/os/workspaces/${created.body.id}`, { apiKey });
     });
 
+    it('other routes are just as strict: login, API-key creation', async () => {
+      for (const [path, options, field] of [
+        ['/api/auth/login', { json: { username: 12345, password: 'long-enough-password' } }, 'username'],
+        ['/api/auth/login', { json: { username: 'someone', password: true } }, 'password'],
+        [`/api/auth/tenants/${tenantId}/api-keys`, { token: adminToken, json: { name: 'k', scopes: 'llm:read' } }, 'scopes'],
+        [`/api/auth/tenants/${tenantId}/api-keys`, { token: adminToken, json: { name: 'k', scopes: [1] } }, 'scopes[0]'],
+        [`/api/auth/tenants/${tenantId}/api-keys`, { token: adminToken, json: { name: false } }, 'name'],
+      ] as const) {
+        const response = await gw.request('POST', path, options);
+        assertProblem(response, 400, 'VALIDATION_FAILED');
+        assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${path} ${JSON.stringify(response.body.errors)}`);
+      }
+      const keys = await gw.request('GET', `/api/auth/tenants/${tenantId}/api-keys`, { token: adminToken });
+      assert.equal(keys.body.data.length, 1, 'no key was created from invalid input');
+    });
+
     it('a body that is not an object is 400', async () => {
       for (const text of ['[]', '"name"', '42', 'null', 'true']) {
         const response = await gw.request('POST', '/api/os/workspaces', { apiKey, body: text, headers: { 'content-type': 'application/json' } });

@@ -79,6 +79,7 @@ describe('edge: legacy casing and odd spellings', () => {
           rawRequest(gw, method, path, body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
         const lower = await send(`/api/auth/${route}`);
         const legacy = await send(`/api/Auth/${route.replace(/^./, (c) => c.toUpperCase())}`);
+        assert.notEqual(lower.status, 404, `/api/auth/${route} exists`);
         assert.equal(legacy.status, lower.status, `/api/Auth/${route}`);
         assert.equal(legacy.body?.code, lower.body?.code, `/api/Auth/${route}`);
       }

@@ -4,8 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { TestGateway } from '../helpers/gateway.js';
 import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
-import { generateApiKey, maskApiKey } from '../../src/areas/auth/api-keys/key-format.js';
-import { newId } from '../../src/platform/ids.js';
+import { issueApiKey } from '../../src/areas/auth/api-keys/service.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -14,17 +13,9 @@ export async function tokenFor(gw: TestGateway, userId: string, tenantId: string
   return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
 }
 
-/** An active API key for the tenant, stored exactly as the key service stores it (keyed hash, masked copy). */
+/** An active API key for the tenant, issued by the key service exactly as the management route and the CLI do. */
 export async function createApiKey(gw: TestGateway, tenantId: string, name = 'edge-test'): Promise<{ id: string; key: string }> {
-  const key = generateApiKey();
-  const id = newId('apiKey');
-  await gw.ctx.db.query('INSERT INTO api_keys (id, tenant_id, name, key_hash, masked_key) VALUES ($1, $2, $3, $4, $5)', [
-    id,
-    tenantId,
-    name,
-    gw.ctx.secrets.hash('api-key', key),
-    maskApiKey(key),
-  ]);
+  const { id, key } = await issueApiKey(gw.ctx, tenantId, { name }, null);
   return { id, key };
 }
 
