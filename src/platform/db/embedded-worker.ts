@@ -9,7 +9,11 @@ import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 const { dataDir, socketPath } = workerData as { dataDir: string; socketPath: string };
 
 const db = await PGlite.create(dataDir, { extensions: { vector } });
-const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 });
+// The gateway's pool holds one connection at a time, but pg-pool destroys a
+// connection after any failed query (a unique violation included) and dials
+// again at once, before this side has seen the old socket close; with a cap of
+// 1 that new connection was dropped (ECONNRESET, a 500 on the next request).
+const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 });
 await server.start();
 parentPort!.postMessage({ ready: true });
 
