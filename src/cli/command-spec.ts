@@ -22,6 +22,8 @@ export interface CommandSpec {
   name: string;
   summary: string;
   options: Record<string, OptionSpec>;
+  /** Checks that need no database, run before one is opened (or the server is asked). */
+  check?(args: CommandArgs): void;
   /** Where the result came from differs (direct or socket); its shape does not. */
   run(deps: CommandDeps, args: CommandArgs): Promise<Record<string, unknown>>;
   /** Human output for the result; --json prints the result itself. */

@@ -5,7 +5,7 @@
 // arrives on the socket, and --help.
 import { migrate, type MigrationResult } from '../platform/db/migrate.js';
 import { AppError, validation } from '../platform/errors.js';
-import { checkArgs, type CommandDeps, type CommandSpec } from './command-spec.js';
+import { checkArgs, type CommandArgs, type CommandDeps, type CommandSpec } from './command-spec.js';
 import { tenantCommands } from './tenants.js';
 import { userCommands } from './users.js';
 import { keyCommands } from './keys.js';
@@ -43,11 +43,23 @@ export function findCommand(name: string): CommandSpec | undefined {
 export async function runCommand(deps: CommandDeps, name: string, args: unknown): Promise<Record<string, unknown>> {
   const spec = findCommand(name);
   if (!spec) throw validation('command', `unknown command "${name}"`);
+  const checked = prepareArgs(spec, args);
   try {
-    return await spec.run(deps, checkArgs(spec, args));
+    return await spec.run(deps, checked);
   } catch (error) {
     throw asOptionError(spec, error);
   }
+}
+
+/** Everything that can be checked without the database; the CLI calls it before opening one. */
+export function prepareArgs(spec: CommandSpec, args: unknown): CommandArgs {
+  const checked = checkArgs(spec, args);
+  try {
+    spec.check?.(checked);
+  } catch (error) {
+    throw asOptionError(spec, error);
+  }
+  return checked;
 }
 
 // The services name body fields (`password`); on the command line they are options (`--password`).

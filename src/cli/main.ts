@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../platform/config.js';
-import { COMMANDS, findCommand } from './commands.js';
+import { COMMANDS, findCommand, prepareArgs } from './commands.js';
 import type { CommandArgs, CommandSpec } from './command-spec.js';
 import { executeCommand } from './execute.js';
 import { VERSION } from '../context.js';
@@ -51,6 +51,7 @@ export async function main(argv: string[]): Promise<number> {
       args.password = await readStdin();
     }
     const config = loadConfig(process.env);
+    prepareArgs(spec, args); // fail fast, before a database is opened or a server asked
     const result = await executeCommand(config, spec, args, (line) => process.stderr.write(`${line}\n`));
     print(json ? JSON.stringify(result) : spec.describe(result).join('\n'));
     return 0;
@@ -92,7 +93,7 @@ function parse(spec: CommandSpec, argv: string[], cli: string) {
   if (!help) {
     for (const [name, option] of Object.entries(spec.options)) {
       if (option.required && args[name] === undefined && !(name === 'password' && passwordFromStdin)) {
-        throw new UsageError(`--${name} is required (see "${cli} ${spec.name} --help")`);
+        throw new UsageError(`--${name}: is required (see "${cli} ${spec.name} --help")`);
       }
     }
   }

@@ -10,10 +10,11 @@ export const tenantCommands: CommandSpec[] = [
     name: 'tenants create',
     summary: 'Create a tenant.',
     options: { name: { type: 'string', required: true, value: '<name>', description: 'Tenant name (unique, up to 200 characters).' } },
+    check(args) {
+      if (str(args, 'name')!.length > NAME_MAX) throw validation('--name', `must be at most ${NAME_MAX} characters`);
+    },
     async run({ db }, args) {
-      const name = str(args, 'name')!;
-      if (name.length > NAME_MAX) throw validation('--name', `must be at most ${NAME_MAX} characters`);
-      return { ...(await createTenant(db, name)) };
+      return { ...(await createTenant(db, str(args, 'name')!)) };
     },
     describe(tenant) {
       return [

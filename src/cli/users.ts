@@ -1,7 +1,19 @@
 // `gateway users …`
-import { createUser } from '../areas/auth/users/service.js';
+import { checkNewUser, createUser, type NewUser } from '../areas/auth/users/service.js';
 import type { Role } from '../platform/identity.js';
-import { fields, str, type CommandSpec } from './command-spec.js';
+import { fields, str, type CommandArgs, type CommandSpec } from './command-spec.js';
+
+function newUser(args: CommandArgs): NewUser {
+  const roles: Role[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
+  const email = str(args, 'email');
+  return {
+    tenantId: str(args, 'tenant')!,
+    username: str(args, 'username')!,
+    password: str(args, 'password')!,
+    roles,
+    ...(email !== undefined ? { email } : {}),
+  };
+}
 
 export const userCommands: CommandSpec[] = [
   {
@@ -15,17 +27,11 @@ export const userCommands: CommandSpec[] = [
       admin: { type: 'boolean', description: "Make the user an administrator of the tenant." },
       'platform-admin': { type: 'boolean', description: 'Also let the user administer all tenants (implies --admin).' },
     },
+    check(args) {
+      checkNewUser(newUser(args));
+    },
     async run({ db }, args) {
-      const roles: Role[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
-      const email = str(args, 'email');
-      const user = await createUser(db, {
-        tenantId: str(args, 'tenant')!,
-        username: str(args, 'username')!,
-        password: str(args, 'password')!,
-        roles,
-        ...(email !== undefined ? { email } : {}),
-      });
-      return { ...user };
+      return { ...(await createUser(db, newUser(args))) };
     },
     describe(user) {
       return [

@@ -103,7 +103,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
 }
 
 // A copy of the migrated template: a data dir for PGlite, a cloned database on PostgreSQL.
-async function freshDatabase(dataDir: string): Promise<{ url?: string; drop(): Promise<void> }> {
+export async function freshDatabase(dataDir: string): Promise<{ url?: string; drop(): Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     cpSync(path.join(TEMPLATE_DIR, 'pgdata'), path.join(dataDir, 'pgdata'), { recursive: true });
