@@ -282,6 +282,11 @@ describe('auth sessions: login, refresh, logout, me', () => {
       gw.ctx.secrets.hash('refresh-token', body.refreshToken),
     ]);
     assert.equal((await refresh({ json: { refreshToken: body.refreshToken } })).status, 401);
+    // Long-expired tokens are swept at the user's next login.
+    const hash = gw.ctx.secrets.hash('refresh-token', body.refreshToken);
+    await gw.ctx.db.query(`UPDATE refresh_tokens SET expires_at = now() - interval '2 days' WHERE token_hash = $1`, [hash]);
+    await login(member.username, member.password);
+    assert.deepEqual(await gw.ctx.db.query('SELECT id FROM refresh_tokens WHERE token_hash = $1', [hash]), []);
   });
 
   it('logout revokes the family and clears the cookie; without a token it is a no-op 204', async () => {

@@ -46,6 +46,11 @@ export const refreshTokenRepository = {
     return row;
   },
 
+  /** Housekeeping at each login: a user's long-expired tokens can never be used again. */
+  async deleteExpired(q: Queryable, userId: string) {
+    await q.query(`DELETE FROM refresh_tokens WHERE user_id = $1 AND expires_at < now() - interval '1 day'`, [userId]);
+  },
+
   async revokeFamily(q: Queryable, familyId: string) {
     await q.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);
   },

@@ -2,17 +2,10 @@
 // login, refresh and verify-2fa all answer with.
 import { Type } from '@fastify/type-provider-typebox';
 import { Timestamp } from '../../schemas.js';
+import { UserRecord } from '../users/routes.js';
 
-export const UserSchema = Type.Object({
-  id: Type.String(),
-  username: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
-  tenantId: Type.String(),
-  roles: Type.Array(Type.String()),
-  twoFactorEnabled: Type.Boolean(),
-  status: Type.String(),
-  createdAt: Timestamp,
-});
+// One user object everywhere: login, refresh, verify-2fa, /me and user management.
+export const UserSchema = UserRecord;
 
 /** Login's answer: either a session, or (two-factor users) a challenge and no token. */
 export const LoginResponse = Type.Object({

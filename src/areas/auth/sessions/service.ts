@@ -82,12 +82,13 @@ export async function login(
   }
 }
 
-/** A new access token and refresh token for `user`; a new family unless continuing one. */
-export async function startSession(deps: SessionDeps, user: UserRow, familyId = newId('tokenFamily')): Promise<Session> {
+/** A signed-in session for `user` (after login, or after verify-2fa): a new token family. */
+export async function startSession(deps: SessionDeps, user: UserRow): Promise<Session> {
   const refreshToken = newOpaqueToken();
+  await refreshTokenRepository.deleteExpired(deps.db, user.id);
   await refreshTokenRepository.insert(deps.db, {
     id: newId('refreshToken'),
-    family_id: familyId,
+    family_id: newId('tokenFamily'),
     user_id: user.id,
     token_hash: deps.secrets.hash('refresh-token', refreshToken),
     expires_at: refreshExpiry(deps),
