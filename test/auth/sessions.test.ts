@@ -91,10 +91,14 @@ describe('auth sessions: login, refresh, logout, me', () => {
     assert.ok(attrs.includes(`max-age=${30 * 86_400}`));
   });
 
-  it('logs in by e-mail in the username field, any case', async () => {
+  it('logs in by e-mail in the username field, any case, also on the legacy path', async () => {
     const response = await login(memberEmail.toUpperCase(), member.password);
     assert.equal(response.status, 200);
     assert.equal(response.body.user.id, member.id);
+    const legacy = await gw.request('POST', '/api/Auth/login', { json: { username: memberEmail, password: member.password } });
+    assert.equal(legacy.status, 200);
+    assert.equal(legacy.body.user.id, member.id);
+    secretsSeen.push(legacy.body.token, legacy.body.refreshToken);
   });
 
   it('rejects an `email` field and malformed bodies with 400 naming the field', async () => {
@@ -216,8 +220,13 @@ describe('auth sessions: login, refresh, logout, me', () => {
     const emptyBody = await refresh({ json: {}, cookie: viaCookie.body.refreshToken });
     assert.equal(emptyBody.status, 200);
 
+    // The historical capitalized path answers the same.
+    const legacy = await gw.request('POST', '/api/Auth/refresh', { json: { refreshToken: emptyBody.body.refreshToken } });
+    assert.equal(legacy.status, 200);
+    secretsSeen.push(legacy.body.token, legacy.body.refreshToken);
+
     // The body wins over the cookie.
-    const bodyWins = await refresh({ json: { refreshToken: 'x'.repeat(43) }, cookie: emptyBody.body.refreshToken });
+    const bodyWins = await refresh({ json: { refreshToken: 'x'.repeat(43) }, cookie: legacy.body.refreshToken });
     assert.equal(bodyWins.status, 401);
   });
 

@@ -2,6 +2,7 @@
 // public at the edge: they carry their own credential (password or refresh token).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
+import { decoyHash } from '../../../platform/passwords.js';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { clearRefreshCookie, presentedRefreshToken, setRefreshCookie } from './cookie.js';
@@ -23,6 +24,8 @@ const RefreshBody = Type.Object({ refreshToken: Type.Optional(Type.String({ minL
 export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
   const ttlDays = ctx.config.auth.refreshTokenTtlDays;
   const throttle = new Throttle(ctx.failures, 'Too many failed sign-in attempts; try again later.');
+  // Computed now, so the first unknown-user login does not take twice as long as a wrong password.
+  decoyHash().catch((error: Error) => app.log.error({ err: error }, 'could not prepare the decoy password hash'));
 
   // A missing body is an empty one, so the body schema still validates what is sent.
   app.addHook('preValidation', async (request) => {

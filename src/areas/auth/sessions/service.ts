@@ -14,11 +14,10 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { AppError } from '../../../platform/errors.js';
+import { AppError, notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { decoyHash, verifyPassword } from '../../../platform/passwords.js';
-import { notFound } from '../../../platform/errors.js';
 import { requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from '../users/repository.js';
 import { toUser, type User } from '../users/service.js';
