@@ -55,6 +55,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, String(request.id));
+    // Also on the raw response: event streams hijack the reply and write to it directly.
+    reply.raw.setHeader(CORRELATION_HEADER, String(request.id));
   });
 
   // An empty body with a JSON content type is "no body", not a parse error:

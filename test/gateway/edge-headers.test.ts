@@ -4,7 +4,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey, rawRequest, tokenFor, UUID } from './support.js';
+import { Writable } from 'node:stream';
 import { VERSION } from '../../src/context.js';
+import { buildApp } from '../../src/gateway/app.js';
 
 const ALLOWED = 'https://app.example.com';
 const ALLOWED_DEV = 'http://localhost:5173';
@@ -50,6 +52,26 @@ describe('edge: correlation id, CORS, health, 410', () => {
           assert.equal(response.body.correlationId, id, `${label}: body and header carry the same id`);
           assert.equal(response.body.status, status, label);
         }
+      }
+    });
+
+    it('is on event streams written straight to the raw response (hijacked replies)', async () => {
+      // Streaming routes write to reply.raw; headers set only on the Fastify reply would be lost there.
+      const app = await buildApp(gw.ctx, { logStream: new Writable({ write: (_c, _e, done) => done() }) });
+      app.get('/test/stream', { config: { auth: 'public' } }, (_request, reply) => {
+        reply.hijack();
+        reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
+        reply.raw.end('data: [DONE]\n\n');
+      });
+      try {
+        const generated = await app.inject({ method: 'GET', url: '/test/stream' });
+        assert.equal(generated.statusCode, 200);
+        assert.match(String(generated.headers['x-correlation-id']), UUID);
+        const kept = await app.inject({ method: 'GET', url: '/test/stream', headers: { 'x-correlation-id': 'stream-1' } });
+        assert.equal(kept.headers['x-correlation-id'], 'stream-1');
+        assert.equal(kept.body, 'data: [DONE]\n\n');
+      } finally {
+        await app.close();
       }
     });
 
