@@ -5,10 +5,11 @@ import { rmSync, mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrate } from '../../src/platform/db/migrate.js';
-import { TEMPLATE_DIR, TEMPLATE_DATABASE, adminUrl } from './paths.js';
+import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, adminUrl } from './paths.js';
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 if (serverUrl) {
+  mkdirSync(TEST_TMP, { recursive: true }); // each test's gateway keeps its data dir there, even on a fresh clone
   const admin = new pg.Client({ connectionString: adminUrl(serverUrl) });
   await admin.connect();
   await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1`, [TEMPLATE_DATABASE]);
