@@ -214,6 +214,28 @@ describe('edge: input, limits and errors', () => {
       assert.match(body.correlationId, UUID);
     });
 
+    it('headers over the size limit get a 431 problem with a correlation id', async () => {
+      const { received, closedAfterMs } = await silentClient(
+        gw,
+        `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`,
+        5000,
+      );
+      assert.ok(closedAfterMs !== undefined, 'the server closed the connection');
+      const response = parseRawResponse(received);
+      assert.equal(response.status, 431, received.slice(0, 200));
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(JSON.parse(response.body).correlationId, response.headers['x-correlation-id']);
+    });
+
+    it('a request that is not valid HTTP gets a 400 problem, not a hang', async () => {
+      const { received, closedAfterMs } = await silentClient(gw, 'GET /health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n', 5000);
+      assert.ok(closedAfterMs !== undefined, 'the server closed the connection');
+      const response = parseRawResponse(received);
+      assert.equal(response.status, 400, received.slice(0, 200));
+      assert.equal(JSON.parse(response.body).code, 'BAD_REQUEST');
+      assert.match(response.headers['x-correlation-id'] ?? '', UUID);
+    });
+
     it('a request that arrives in time is answered normally', async () => {
       const response = await rawRequest(gw, 'GET', '/api/os/workspaces', { headers: { 'x-api-key': apiKey } });
       assert.equal(response.status, 200);

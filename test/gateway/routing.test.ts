@@ -148,6 +148,20 @@ describe('edge: legacy casing and odd spellings', () => {
       }
     });
 
+    it('broken percent-encoding is a 400 or 404 problem with the correlation id, never a 500 or a handler', async () => {
+      for (const path of ['/api/os/workspaces/%E0%A4%A', '/api/os/workspaces/%', '/api/os/%zz/workspaces', '/api/os/workspaces?x=%E0%A4%A']) {
+        for (const headers of [{}, { 'x-api-key': apiKey }] as Record<string, string>[]) {
+          const response = await rawRequest(gw, 'GET', path, { headers });
+          if (path.includes('?') && headers['x-api-key']) {
+            assert.ok(response.status === 200 || response.status === 400, `${path} → ${response.status}`);
+          } else {
+            assert.ok([400, 401, 404].includes(response.status), `${path} → ${response.status}`);
+          }
+          if (response.status !== 200) assert.equal(response.body.correlationId, response.headers['x-correlation-id'], path);
+        }
+      }
+    });
+
     it('an absolute-form request target is no way around authentication either', async () => {
       const { port } = new URL(gw.url);
       for (const target of [`http://127.0.0.1:${port}/api/os/workspaces`, `http://evil.example/api/os/workspaces`]) {
