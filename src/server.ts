@@ -8,7 +8,9 @@ import { createContext, VERSION, type AppContext } from './context.js';
 import { buildApp } from './gateway/app.js';
 import { loadTls, type TlsMaterial } from './platform/tls.js';
 import { bootstrap, type BootstrapResult } from './areas/auth/bootstrap.js';
-import { startControlServer, type ControlServer } from './cli/control-socket.js';
+import { controlSocketPath, startControlServer, type ControlServer } from './cli/control-socket.js';
+import { lockHolder } from './platform/db/embedded.js';
+import { existsSync } from 'node:fs';
 
 export interface ServerOptions {
   /** Where request logs go (tests capture them); stdout by default. */
@@ -33,11 +35,13 @@ export interface RunningServer {
 }
 
 const SHUTDOWN_TIMEOUT_MS = 10_000;
+const CLI_LOCK_WAIT_MS = 15_000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   // Certificate problems are configuration problems: report them before touching the database.
   const tls = await loadTls(config);
+  if (!config.databaseUrl) await waitForCliToFinish(config.dataDir, print);
   const ctx = await createContext(config, print);
   let app: FastifyInstance | undefined;
   let control: ControlServer | undefined;
@@ -77,6 +81,19 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   };
   for (const line of banner(running, config, options.cliCommand ?? 'gateway')) print(line);
   return running;
+}
+
+// A CLI command that opened the embedded database directly holds it for a second
+// or two; a server holding it has a control socket. Wait out the former only.
+async function waitForCliToFinish(dataDir: string, print: (line: string) => void): Promise<void> {
+  const deadline = Date.now() + CLI_LOCK_WAIT_MS;
+  let holder = lockHolder(dataDir);
+  if (holder !== undefined && !existsSync(controlSocketPath(dataDir))) print(`Waiting for process ${holder} to release the data dir…`);
+  while (holder !== undefined && !existsSync(controlSocketPath(dataDir)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    holder = lockHolder(dataDir);
+  }
+  // Still held: createContext reports who holds it.
 }
 
 async function listen(app: FastifyInstance, config: Config): Promise<void> {

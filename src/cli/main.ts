@@ -48,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (passwordFromStdin) {
       if (args.password !== undefined) throw new UsageError('--password and --password-stdin: use one of them');
-      args.password = await readStdin();
+      args.password = process.stdin.isTTY ? await promptHidden('Password: ') : await readStdin();
     }
     const config = loadConfig(process.env);
     prepareArgs(spec, args); // fail fast, before a database is opened or a server asked
@@ -100,6 +100,34 @@ function parse(spec: CommandSpec, argv: string[], cli: string) {
   return { args: args as CommandArgs, json: json === true, help: help === true, passwordFromStdin: passwordFromStdin === true };
 }
 
+// Typed at a terminal: read with echo off, so the password is neither shown nor kept in shell history.
+function promptHidden(label: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(label);
+  stdin.setRawMode(true);
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const done = (error?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      for (const char of chunk.toString('utf8')) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003' || char === '\u0004') return done(new UsageError('cancelled'));
+        if (char === '\u007f' || char === '\b') value = value.slice(0, -1);
+        else if (char >= ' ') value += char;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -130,7 +158,7 @@ function commandHelp(spec: CommandSpec, cli: string): string {
     `--${name}${o.value ? ` ${o.value}` : ''}`,
     `${o.description}${o.required ? ' (required)' : ''}`,
   ]);
-  if ('password' in spec.options) entries.push(['--password-stdin', 'Read the password from standard input instead.']);
+  if ('password' in spec.options) entries.push(['--password-stdin', 'Read the password from standard input instead (asks for it, hidden, at a terminal).']);
   entries.push(['--json', 'Print the result as one JSON object.']);
   const width = Math.max(...entries.map(([k]) => k.length)) + 2;
   const required = Object.entries(spec.options).filter(([, o]) => o.required).map(([n, o]) => `--${n} ${o.value ?? ''}`.trim());

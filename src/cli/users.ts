@@ -22,7 +22,7 @@ export const userCommands: CommandSpec[] = [
     options: {
       tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant the user belongs to (ten_…).' },
       username: { type: 'string', required: true, value: '<username>', description: 'Login name: 2-64 letters, digits, dots, dashes or underscores.' },
-      password: { type: 'string', required: true, value: '<password>', description: 'At least 12 characters. Prefer --password-stdin: arguments are visible to other local users.' },
+      password: { type: 'string', required: true, value: '<password>', description: 'At least 12 characters. Prefer --password-stdin (prompts at a terminal): arguments are visible to other local users.' },
       email: { type: 'string', value: '<email>', description: 'Optional e-mail address; it can be used to log in.' },
       admin: { type: 'boolean', description: "Make the user an administrator of the tenant." },
       'platform-admin': { type: 'boolean', description: 'Also let the user administer all tenants (implies --admin).' },

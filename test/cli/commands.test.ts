@@ -161,6 +161,13 @@ describe('gateway CLI (no server running)', () => {
     assert.equal(typeof json.vector, 'boolean');
   });
 
+  it('two commands at once on a stopped server both succeed: the second waits for the first', async () => {
+    const [a, b] = await Promise.all([cliJson(['tenants', 'create', '--name', 'Parallel A'], env), cliJson(['tenants', 'create', '--name', 'Parallel B'], env)]);
+    assert.match(a.id, /^ten_/);
+    assert.match(b.id, /^ten_/);
+    assert.notEqual(a.id, b.id);
+  });
+
   it('leaves the data dir unlocked when it is done', () => {
     assert.equal(lockHolder(data.dir), undefined);
   });
