@@ -43,7 +43,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 function wrap(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>): Database {
   const stats = { queries: 0 };
   pool.on('error', (error) => console.error('Database connection error:', error.message));
-  const runner = (client: pg.Pool | pg.PoolClient): Queryable => ({
+  const runner = (client: pg.PoolClient): Queryable => ({
     async query<T>(sql: string, params?: unknown[]) {
       stats.queries++;
       const result = await client.query(sql, params as unknown[]);
@@ -51,25 +51,44 @@ function wrap(pool: pg.Pool, kind: Database['kind'], close: () => Promise<void>)
     },
   });
   return {
-    ...runner(pool),
+    // Not pool.query: it destroys the connection after any failed statement, even a
+    // unique violation, and reconnecting churns the embedded server's one session.
+    // An SQL error leaves the connection healthy; only other failures discard it.
+    async query<T>(sql: string, params?: unknown[]) {
+      const client = await pool.connect();
+      try {
+        const rows = await runner(client).query<T>(sql, params);
+        client.release();
+        return rows;
+      } catch (error) {
+        client.release(isSqlError(error) ? undefined : (error as Error));
+        throw error;
+      }
+    },
     stats,
     kind,
     async tx(fn) {
       const client = await pool.connect();
+      let broken: Error | undefined;
       try {
         await client.query('BEGIN');
         const result = await fn(runner(client));
         await client.query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
     close,
   };
+}
+
+// Errors the server reported about a statement carry an SQLSTATE; the connection is fine.
+function isSqlError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError;
 }
 
 /** True for a unique-constraint violation, optionally on a named constraint. */
