@@ -32,9 +32,14 @@ export async function main(argv: string[]): Promise<number> {
     if (!spec) {
       if (GROUPS.includes(first)) {
         const group = COMMANDS.filter((c) => c.name.startsWith(`${first} `));
-        if (second === undefined || second === '--help' || second === '-h') {
-          print(group.map((c) => commandHelp(c, cli)).join('\n\n'));
-          return second === undefined ? 1 : 0;
+        const help = group.map((c) => commandHelp(c, cli)).join('\n\n');
+        if (second === '--help' || second === '-h') {
+          print(help);
+          return 0;
+        }
+        if (second === undefined) {
+          process.stderr.write(`${help}\n`); // a group alone is an incomplete command
+          return 1;
         }
         throw new UsageError(`unknown command "${first} ${second}"; try: ${group.map((c) => c.name).join(', ')}`);
       }
