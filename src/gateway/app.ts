@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { DestinationStream } from 'pino';
 import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
+import { AppError } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { rewriteLegacyUrl } from './legacy-routes.js';
 import { registerErrorHandling, handleClientError } from './error-handler.js';
@@ -45,7 +46,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
     trustProxy: config.trustProxy,
-    return503OnClosing: true,
+    // Our onRequest hook answers requests that arrive while closing: as a problem, with the correlation id.
+    return503OnClosing: false,
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Strict input: a string where a number or boolean belongs is a 400, never coerced.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
@@ -53,10 +55,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Slow clients are cut off: headers must arrive within this time (requestTimeout bounds the body).
   app.server.headersTimeout = config.http.headersTimeoutMs;
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, String(request.id));
     // Also on the raw response: event streams hijack the reply and write to it directly.
     reply.raw.setHeader(CORRELATION_HEADER, String(request.id));
+    // Requests still arriving on open connections during shutdown: retry elsewhere.
+    if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.');
   });
 
   // An empty body with a JSON content type is "no body", not a parse error:
