@@ -47,7 +47,10 @@ function boundedInt(name: string, fallback: number, min: number, max: number): n
 }
 
 async function load(url: string, headers: Record<string, string>, duration: number): Promise<Result> {
-  return autocannon({ url, headers, connections: CONNECTIONS, duration, workers: 1, timeout: 10 });
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, workers: 1, timeout: 10 });
+  // Let the requests still in flight when the run stopped finish, so counters belong to one run.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  return result;
 }
 
 function row(name: string, result: Result): Row {
