@@ -17,9 +17,14 @@ const TTL_MS = 60_000;
 
 export class AccountStates {
   private readonly cache = new TtlCache<string, AccountState | null>(50_000);
+  // As in the API-key validator: a read that overlapped an invalidation (say, a
+  // disable committing meanwhile) is used once but not cached, or it would undo it.
+  private generation = 0;
 
   constructor(private readonly db: Database, bus: InvalidationBus) {
     bus.subscribe((event) => {
+      if (event.kind === 'apiKey') return;
+      this.generation++;
       if (event.kind === 'user') this.cache.delete(event.id);
       if (event.kind === 'tenant') this.cache.deleteWhere((state) => state?.tenantId === event.id);
     });
@@ -28,13 +33,14 @@ export class AccountStates {
   async get(userId: string): Promise<AccountState | null> {
     const cached = this.cache.get(userId);
     if (cached !== undefined) return cached;
+    const generation = this.generation;
     const [row] = await this.db.query<{ tenant_id: string; roles: Role[]; status: string; tenant_status: string }>(
       `SELECT u.tenant_id, u.roles, u.status, t.status AS tenant_status
          FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id = $1`,
       [userId],
     );
     const state = row ? { userId, tenantId: row.tenant_id, roles: row.roles, active: row.status === 'active' && row.tenant_status === 'active' } : null;
-    this.cache.set(userId, state, TTL_MS);
+    if (generation === this.generation) this.cache.set(userId, state, TTL_MS);
     return state;
   }
 }
