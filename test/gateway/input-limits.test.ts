@@ -3,6 +3,12 @@
 // timeouts, and the one problem+json shape, which never leaks internals on 5xx.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import tls from 'node:tls';
+import { buildApp } from '../../src/gateway/app.js';
+import { loadTls } from '../../src/platform/tls.js';
 import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey, parseRawResponse, rawRequest, silentClient, tokenFor, UUID } from './support.js';
 
@@ -234,6 +240,37 @@ describe('edge: input, limits and errors', () => {
       assert.equal(response.status, 400, received.slice(0, 200));
       assert.equal(JSON.parse(response.body).code, 'BAD_REQUEST');
       assert.match(response.headers['x-correlation-id'] ?? '', UUID);
+    });
+
+    it('over HTTPS (the default listener) the same timeouts cut a silent client off', async () => {
+      const certDir = mkdtempSync(path.join(gw.dataDir, 'tls-'));
+      const material = await loadTls({ ...gw.ctx.config, dataDir: certDir, tls: { enabled: true, certFile: undefined, keyFile: undefined } });
+      assert.ok(material);
+      const app = await buildApp(gw.ctx, { https: { key: material.key, cert: material.cert }, logStream: new Writable({ write: (_c, _e, done) => done() }) });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      try {
+        const port = (app.server.address() as { port: number }).port;
+        const result = await new Promise<{ received: string; closedAfterMs: number | undefined }>((resolve) => {
+          const started = Date.now();
+          let received = '';
+          const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+          const giveUp = setTimeout(() => {
+            socket.destroy();
+            resolve({ received, closedAfterMs: undefined });
+          }, HEADERS_TIMEOUT_MS + 6000);
+          socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+          socket.on('error', () => undefined);
+          socket.on('close', () => {
+            clearTimeout(giveUp);
+            resolve({ received, closedAfterMs: Date.now() - started });
+          });
+        });
+        assert.ok(result.closedAfterMs !== undefined, 'the server closed the TLS connection');
+        assert.ok(result.closedAfterMs < HEADERS_TIMEOUT_MS + 3000, `soon after the timeout (${result.closedAfterMs} ms)`);
+        assert.equal(parseRawResponse(result.received).status, 408, result.received);
+      } finally {
+        await app.close();
+      }
     });
 
     it('a request that arrives in time is answered normally', async () => {
