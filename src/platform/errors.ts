@@ -68,7 +68,8 @@ export interface Problem {
 
 export function problem(status: number, code: string, detail: string, correlationId: string, errors?: FieldError[]): Problem {
   return {
-    type: `https://gateway.dev/problems/${code.toLowerCase().replaceAll('_', '-')}`,
+    // A URN, not a URL: it names the problem type without pointing at a site we may not run.
+    type: `urn:gateway:problem:${code.toLowerCase().replaceAll('_', '-')}`,
     title: TITLES[status] ?? 'Error',
     status,
     detail,
