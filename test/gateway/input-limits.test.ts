@@ -25,7 +25,7 @@ function assertProblem(response: { status: number; headers: Headers | Record<str
   assert.deepEqual(Object.keys(response.body).filter((k) => k !== 'errors').sort(), PROBLEM_KEYS);
   assert.equal(response.body.status, status);
   assert.equal(response.body.code, code);
-  assert.match(response.body.type, /^https:\/\//);
+  assert.match(response.body.type, new RegExp(`^\\S+[:/]${code.toLowerCase().replaceAll('_', '-')}$`), 'the type is a URI naming the code');
   assert.equal(typeof response.body.title, 'string');
   assert.equal(typeof response.body.detail, 'string');
   assert.equal(response.body.correlationId, header('x-correlation-id'));
