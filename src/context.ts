@@ -36,10 +36,8 @@ export interface AppContext {
 export async function createContext(config: Config, log: (message: string) => void = () => {}): Promise<AppContext> {
   const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
   try {
+    // Without pgvector the context still opens (vector: false); the server's banner warns once.
     const migration = await migrate(db, log);
-    if (!migration.vector) {
-      log('WARNING: the pgvector extension is not installed in this PostgreSQL database. The server runs, but features that need vectors answer 503 until it is installed.');
-    }
     const secrets = deriveSecrets(config.secret ?? (await storedMasterSecret(db)));
     const bus = new LocalInvalidationBus();
     const failures = new LocalFailureCounter(config.auth.loginThrottleWindowSeconds);

@@ -9,7 +9,7 @@ import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
 import { AppError } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
-import { rewriteLegacyUrl } from './legacy-routes.js';
+import { RouteLiterals } from './legacy-routes.js';
 import { registerErrorHandling, handleClientError } from './error-handler.js';
 import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
@@ -34,6 +34,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
+  const literals = new RouteLiterals();
   const app = Fastify({
     logger,
     http: { connectionsCheckingInterval },
@@ -41,7 +42,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     clientErrorHandler: handleClientError,
     genReqId: correlationIdFor,
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
-    rewriteUrl: (req) => rewriteLegacyUrl(req.url ?? '/'),
+    rewriteUrl: (req) => literals.rewrite(req.url ?? '/'),
     bodyLimit: config.http.bodyLimitBytes,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
@@ -54,6 +55,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Slow clients are cut off: headers must arrive within this time (requestTimeout bounds the body).
   app.server.headersTimeout = config.http.headersTimeoutMs;
+  // Every route registered below teaches the legacy-casing rewrite its literals.
+  app.addHook('onRoute', (route) => literals.add(route.url));
 
   let closing = false;
   app.addHook('preClose', async () => {

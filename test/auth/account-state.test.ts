@@ -11,10 +11,11 @@ describe('account state cache', () => {
     let status = 'active';
     let release!: () => void;
     let gate: Promise<void> = new Promise((resolve) => (release = resolve));
+    const stats = { queries: 0 };
     const db = {
-      stats: { queries: 0 },
+      stats,
       async query() {
-        this.stats.queries++;
+        stats.queries++;
         const seen = status; // the row as the database had it when the query ran
         await gate;
         return [{ tenant_id: 'ten_a', roles: ['member'], status: seen, tenant_status: 'active' }];
@@ -31,8 +32,8 @@ describe('account state cache', () => {
 
     gate = Promise.resolve();
     assert.equal((await states.get('usr_a'))?.active, false, 'the next request reads again and sees the disable');
-    assert.equal(db.stats.queries, 2);
+    assert.equal(stats.queries, 2);
     assert.equal((await states.get('usr_a'))?.active, false);
-    assert.equal(db.stats.queries, 2, 'a read that did not overlap is cached');
+    assert.equal(stats.queries, 2, 'a read that did not overlap is cached');
   });
 });

@@ -3,7 +3,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { PassThrough } from 'node:stream';
 import { createContext } from '../../src/context.js';
+import { startServer } from '../../src/server.js';
 
 describe('edge: database kind and pgvector', () => {
   let gw: TestGateway;
@@ -28,13 +30,12 @@ describe('edge: database kind and pgvector', () => {
       t.diagnostic('embedded: pgvector present (asserted above), no warning applies');
       return;
     }
-    const messages: string[] = [];
-    const second = await createContext(gw.ctx.config, (message) => messages.push(message));
+    const lines: string[] = [];
+    const second = await startServer({ ...gw.ctx.config, host: '127.0.0.1', port: 0 }, { print: (line) => lines.push(line), logStream: new PassThrough() });
     try {
-      const warnings = messages.filter((m) => /pgvector/i.test(m));
-      assert.equal(warnings.length, second.vector ? 0 : 1, messages.join('\n'));
-      if (!second.vector) assert.match(warnings[0]!, /WARNING/);
-      assert.equal(second.vector, gw.ctx.vector);
+      const warnings = lines.filter((line) => /WARNING/.test(line) && /pgvector/i.test(line));
+      assert.equal(warnings.length, second.ctx.vector ? 0 : 1, lines.join('\n'));
+      assert.equal(second.ctx.vector, gw.ctx.vector);
     } finally {
       await second.close();
     }
