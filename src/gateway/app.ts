@@ -20,7 +20,7 @@ import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
-import './fastify-types.js';
+import type { RouteSummary } from './fastify-types.js';
 
 export interface BuildOptions {
   https?: { key: string | Buffer; cert: string | Buffer };
@@ -55,8 +55,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Slow clients are cut off: headers must arrive within this time (requestTimeout bounds the body).
   app.server.headersTimeout = config.http.headersTimeoutMs;
-  // Every route registered below teaches the legacy-casing rewrite its literals.
-  app.addHook('onRoute', (route) => literals.add(route.url));
+  // Every route registered below teaches the legacy-casing rewrite its literals,
+  // and lands in the route table (tests walk it to check every route's security).
+  const routeTable: RouteSummary[] = [];
+  app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', (route) => {
+    literals.add(route.url);
+    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, auth: route.config?.auth ?? 'required' });
+  });
 
   let closing = false;
   app.addHook('preClose', async () => {

@@ -4,7 +4,18 @@ import type { Principal } from '../platform/identity.js';
 /** `public`: no credential needed. `required` (the default): a valid credential or 401. */
 export type RouteAuth = 'public' | 'required';
 
+/** One registered route, as the route table lists it. */
+export interface RouteSummary {
+  method: string;
+  url: string;
+  auth: RouteAuth;
+}
+
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on the gateway, in registration order. */
+    routeTable: RouteSummary[];
+  }
   interface FastifyContextConfig {
     auth?: RouteAuth;
   }

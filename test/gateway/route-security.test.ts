@@ -1,0 +1,65 @@
+// Walks the gateway's own route table, so a route added later is covered without
+// anyone remembering to: every route that needs a credential answers no credential,
+// a revoked key, a deleted key, an expired-looking garbage token and a malformed key
+// with one and the same 401, and its handler never runs.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
+import { createApiKey } from './support.js';
+import { setApiKeyStatus, deleteApiKey } from '../../src/areas/auth/api-keys/service.js';
+import type { Principal } from '../../src/platform/identity.js';
+
+const withoutCorrelation = ({ correlationId: _, ...rest }: Record<string, unknown>) => rest;
+
+describe('every protected route', () => {
+  let gw: TestGateway;
+  let tenantId: string;
+  const credentials: Record<string, Record<string, string>> = {};
+
+  before(async () => {
+    gw = await startGateway();
+    const tenant = await seedTenant(gw, 'routes');
+    tenantId = tenant.tenantId;
+    const admin: Principal = { tenantId, kind: 'user', subject: tenant.admin.id, roles: ['admin', 'platform_admin'], scopes: [] };
+    const revoked = await createApiKey(gw, tenantId, 'revoked');
+    await setApiKeyStatus(gw.ctx, admin, tenantId, revoked.id, 'revoked');
+    const deleted = await createApiKey(gw, tenantId, 'deleted');
+    await deleteApiKey(gw.ctx, admin, tenantId, deleted.id);
+    credentials['revoked key (X-API-Key)'] = { 'x-api-key': revoked.key };
+    credentials['revoked key (Bearer)'] = { authorization: `Bearer ${revoked.key}` };
+    credentials['deleted key'] = { 'x-api-key': deleted.key };
+    credentials['malformed key'] = { 'x-api-key': 'rdk_not-a-real-key' };
+    credentials['garbage bearer token'] = { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' };
+    credentials['wrong scheme'] = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` };
+  });
+  after(() => gw.close());
+
+  it('lists a route table with protected routes in every area', () => {
+    const protectedRoutes = gw.app.routeTable.filter((r) => r.auth !== 'public');
+    for (const prefix of ['/api/auth/', '/api/os/']) {
+      assert.ok(protectedRoutes.some((r) => r.url.startsWith(prefix)), `protected routes under ${prefix}`);
+    }
+    assert.ok(gw.app.routeTable.some((r) => r.url === '/api/auth/login' && r.auth === 'public'));
+  });
+
+  it('answers the same 401 to every missing or bad credential, and runs no handler', async () => {
+    const routes = gw.app.routeTable.filter((r) => r.auth !== 'public' && r.method !== 'HEAD' && r.method !== 'OPTIONS');
+    assert.ok(routes.length >= 20, `expected the whole auth and os surface, got ${routes.length} routes`);
+    const reference = await gw.request('GET', '/api/os/workspaces');
+    assert.equal(reference.status, 401);
+    const rowsBefore = await gw.ctx.db.query('SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n');
+
+    for (const route of routes) {
+      // Real-looking ids of this tenant, so only the credential can be what fails.
+      const path = route.url.replace(':tenantId', tenantId).replace(/:(\w+)/g, (_, name: string) => `${name.replace(/Id$/, '')}_01ABCDEFGHJKMNPQRSTVWXYZ00`);
+      const body = ['POST', 'PATCH', 'PUT'].includes(route.method) ? { name: 'x', code: '123456', password: 'p'.repeat(12) } : undefined;
+      for (const [label, headers] of [['no credential', {}], ...Object.entries(credentials)] as const) {
+        const response = await gw.request(route.method, path, { headers, ...(body ? { json: body } : {}) });
+        assert.equal(response.status, 401, `${route.method} ${route.url} with ${label}`);
+        assert.deepEqual(withoutCorrelation(response.body), withoutCorrelation(reference.body), `${route.method} ${route.url} with ${label}`);
+      }
+    }
+    const rowsAfter = await gw.ctx.db.query('SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n');
+    assert.deepEqual(rowsAfter, rowsBefore, 'nothing was created or deleted');
+  });
+});
