@@ -3,10 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { SignJWT, generateKeyPair } from 'jose';
-import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
 import { ACCESS_TOKEN_TYPE, AUDIENCE } from '../../src/areas/auth/sessions/access-tokens.js';
-
-const withoutCorrelation = ({ correlationId: _, ...rest }: Record<string, unknown>) => rest;
 
 describe('access tokens', () => {
   let gw: TestGateway;

@@ -1,16 +1,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse } from '../helpers/gateway.js';
-import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
+import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse, tokenFor } from '../helpers/gateway.js';
 import { generateApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { apiKeyRepository } from '../../src/areas/auth/api-keys/repository.js';
 import { mintInternalToken, verifyInternalToken } from '../../src/gateway/internal-token.js';
-
-// Access tokens are issued directly here so this file does not depend on the login route.
-async function tokenFor(gw: TestGateway, userId: string, tenantId: string) {
-  return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
-}
 
 /** Status and body of a problem response, minus what differs per request. */
 function comparable(response: TestResponse) {

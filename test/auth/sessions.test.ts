@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse, withoutCorrelation } from '../helpers/gateway.js';
 import { generateApiKey, maskApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { newId } from '../../src/platform/ids.js';
 
@@ -9,13 +9,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function refreshCookie(response: TestResponse): string | undefined {
   return response.headers.getSetCookie().find((c) => c.startsWith(`${COOKIE}=`));
-}
-
-/** The problem body without the per-request correlation id. */
-function withoutCorrelation(body: Record<string, unknown>) {
-  const { correlationId, ...rest } = body;
-  assert.equal(typeof correlationId, 'string');
-  return rest;
 }
 
 async function setStatus(gw: TestGateway, table: 'users' | 'tenants', id: string, status: 'active' | 'disabled') {

@@ -1,12 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, seedTenant, seedUser, type TestGateway } from '../helpers/gateway.js';
-import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
-
-// Access tokens are issued directly here so this file does not depend on the login route.
-async function tokenFor(gw: TestGateway, userId: string, tenantId: string) {
-  return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
-}
+import { startGateway, seedTenant, seedUser, type TestGateway, tokenFor } from '../helpers/gateway.js';
 
 describe('auth tenants', () => {
   let gw: TestGateway;

@@ -1,13 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, seedTenant, seedUser, type TestGateway } from '../helpers/gateway.js';
-import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
+import { startGateway, seedTenant, seedUser, type TestGateway, tokenFor } from '../helpers/gateway.js';
 import { verifyPassword } from '../../src/platform/passwords.js';
-
-// Access tokens are issued directly here so this file does not depend on the login route.
-async function tokenFor(gw: TestGateway, userId: string, tenantId: string) {
-  return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
-}
 
 const USER_FIELDS = ['createdAt', 'email', 'id', 'roles', 'status', 'tenantId', 'twoFactorEnabled', 'username'];
 

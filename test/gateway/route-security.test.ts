@@ -4,12 +4,10 @@
 // with one and the same 401, and its handler never runs.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
 import { createApiKey } from './support.js';
 import { setApiKeyStatus, deleteApiKey } from '../../src/areas/auth/api-keys/service.js';
 import type { Principal } from '../../src/platform/identity.js';
-
-const withoutCorrelation = ({ correlationId: _, ...rest }: Record<string, unknown>) => rest;
 
 describe('every protected route', () => {
   let gw: TestGateway;

@@ -3,15 +3,10 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { TestGateway } from '../helpers/gateway.js';
-import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
+export { tokenFor } from '../helpers/gateway.js';
 import { issueApiKey } from '../../src/areas/auth/api-keys/service.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** An access token for a seeded user, issued directly so these tests do not depend on the login route. */
-export async function tokenFor(gw: TestGateway, userId: string, tenantId: string): Promise<string> {
-  return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
-}
 
 /** An active API key for the tenant, issued by the key service exactly as the management route and the CLI do. */
 export async function createApiKey(gw: TestGateway, tenantId: string, name = 'edge-test'): Promise<{ id: string; key: string }> {

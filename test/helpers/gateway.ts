@@ -12,6 +12,7 @@ import { buildApp } from '../../src/gateway/app.js';
 import { createTenant } from '../../src/areas/auth/tenants/service.js';
 import { createUser } from '../../src/areas/auth/users/service.js';
 import type { Role } from '../../src/platform/identity.js';
+import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
 import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, adminUrl } from './paths.js';
 
 export interface TestGateway {
@@ -147,4 +148,16 @@ export async function seedUser(gw: TestGateway, tenantId: string, roles: Role[] 
   const password = `pw-${randomBytes(9).toString('base64url')}`;
   const user = await createUser(gw.ctx.db, { tenantId, username, password, roles, ...(email ? { email } : {}) });
   return { id: user.id, username, password };
+}
+
+/** A real access token for a seeded user, issued directly so a test need not go through login. */
+export async function tokenFor(gw: TestGateway, userId: string, tenantId: string): Promise<string> {
+  return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
+}
+
+/** A problem body without its per-request correlation id, for comparing two answers. */
+export function withoutCorrelation(body: Record<string, unknown>): Record<string, unknown> {
+  const { correlationId, ...rest } = body;
+  if (typeof correlationId !== 'string') throw new Error('problem body without a correlationId');
+  return rest;
 }
