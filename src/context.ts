@@ -33,8 +33,12 @@ export interface AppContext {
   close(): Promise<void>;
 }
 
-export async function createContext(config: Config, log: (message: string) => void = () => {}): Promise<AppContext> {
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl });
+export async function createContext(
+  config: Config,
+  log: (message: string) => void = () => {},
+  options: { onDatabaseCrash?: (error: Error) => void } = {},
+): Promise<AppContext> {
+  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ...(options.onDatabaseCrash ? { onCrash: options.onDatabaseCrash } : {}) });
   try {
     // Without pgvector the context still opens (vector: false); the server's banner warns once.
     const migration = await migrate(db, log);

@@ -42,7 +42,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Certificate problems are configuration problems: report them before touching the database.
   const tls = await loadTls(config);
   if (!config.databaseUrl) await waitForCliToFinish(config.dataDir, print);
-  const ctx = await createContext(config, print);
+  // The process that serves (not a test embedding the server) exits when the
+  // embedded database thread dies, so its supervisor restarts it cleanly.
+  const onDatabaseCrash = options.handleSignals
+    ? (error: Error) => {
+        print(`FATAL: ${error.message} Exiting so the service can be restarted.`);
+        process.exit(70); // EX_SOFTWARE
+      }
+    : undefined;
+  const ctx = await createContext(config, print, onDatabaseCrash ? { onDatabaseCrash } : {});
   let app: FastifyInstance | undefined;
   let control: ControlServer | undefined;
   let boot: BootstrapResult;

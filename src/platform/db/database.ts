@@ -23,6 +23,8 @@ export interface DatabaseOptions {
   dataDir: string;
   databaseUrl?: string;
   poolSize?: number;
+  /** Embedded only: called if the database thread dies on its own. */
+  onCrash?: (error: Error) => void;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -30,7 +32,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10 });
     return wrap(pool, 'postgres', async () => pool.end());
   }
-  const embedded: EmbeddedDatabase = await startEmbeddedDatabase(options.dataDir);
+  const embedded: EmbeddedDatabase = await startEmbeddedDatabase(options.dataDir, options.onCrash);
   // One connection: pglite-socket runs every connection's queries on the one PGlite
   // session, so a second connection would interleave with a running transaction.
   const pool = new pg.Pool({ host: embedded.socketDir, port: EMBEDDED_PORT, user: 'postgres', database: 'postgres', max: 1 });

@@ -7,6 +7,8 @@ import { Worker } from 'node:worker_threads';
 export interface EmbeddedDatabase {
   /** Directory holding the `.s.PGSQL.5432` socket, as `pg` expects for `host`. */
   socketDir: string;
+  /** The thread that owns PGlite (exposed so tests can make it die). */
+  worker: Worker;
   stop(): Promise<void>;
 }
 
@@ -22,7 +24,12 @@ export function embeddedPaths(dataDir: string) {
   };
 }
 
-export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+/**
+ * `onCrash` runs if the database thread ends without being stopped (a WASM abort,
+ * out of memory): nothing can be served after that, so the server exits and lets
+ * its supervisor restart it rather than answer every request with an error.
+ */
+export async function startEmbeddedDatabase(dataDir: string, onCrash?: (error: Error) => void): Promise<EmbeddedDatabase> {
   const paths = embeddedPaths(dataDir);
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   acquireLock(paths.lock);
@@ -39,11 +46,20 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
     releaseLock(paths.lock);
     throw error;
   }
-  worker.on('error', (error) => console.error('Embedded database worker failed:', error));
+  let stopping = false;
+  let failure: Error | undefined;
+  worker.on('error', (error) => (failure = error));
+  worker.once('exit', (code) => {
+    if (stopping) return;
+    releaseLock(paths.lock);
+    onCrash?.(failure ?? new Error(`The embedded database thread exited unexpectedly (code ${code}).`));
+  });
 
   return {
     socketDir: paths.runDir,
+    worker,
     async stop() {
+      stopping = true;
       const stopped = new Promise<void>((resolve) => worker.once('message', () => resolve()));
       worker.postMessage({ stop: true });
       await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000).unref())]);
