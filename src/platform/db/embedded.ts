@@ -3,6 +3,7 @@
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ConfigError } from '../config.js';
 
 export interface EmbeddedDatabase {
   /** Directory holding the `.s.PGSQL.5432` socket, as `pg` expects for `host`. */
@@ -31,6 +32,10 @@ export function embeddedPaths(dataDir: string) {
  */
 export async function startEmbeddedDatabase(dataDir: string, onCrash?: (error: Error) => void): Promise<EmbeddedDatabase> {
   const paths = embeddedPaths(dataDir);
+  // Unix socket paths are limited to 107 bytes; the control socket sits beside this one.
+  if (Buffer.byteLength(paths.socket) > 107) {
+    throw new ConfigError('GATEWAY_DATA_DIR', `is too long for its sockets (${paths.runDir}); use a path under ~80 characters`);
+  }
   mkdirSync(paths.runDir, { recursive: true, mode: 0o700 });
   acquireLock(paths.lock);
   rmSync(paths.socket, { force: true });

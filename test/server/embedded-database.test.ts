@@ -38,3 +38,10 @@ describe('embedded database thread', { skip: process.env.TEST_DATABASE_URL ? 'em
     assert.equal(lockHolder(dir), undefined);
   });
 });
+
+describe('embedded database paths', { skip: process.env.TEST_DATABASE_URL ? 'embedded database only' : false }, () => {
+  it('refuses a data dir too long for a Unix socket, naming the variable', async () => {
+    const dir = path.join(TEST_TMP, 'x'.repeat(100));
+    await assert.rejects(startEmbeddedDatabase(dir), /GATEWAY_DATA_DIR is too long/);
+  });
+});
