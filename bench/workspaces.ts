@@ -1,6 +1,7 @@
 // `npm run bench`: authenticated GET /api/os/workspaces with an API key under load.
 //
-// Starts the real gateway (embedded PGlite, plain HTTP, logging silent) on loopback,
+// Starts the real gateway (embedded PGlite, plain HTTP, request logging at the shipped
+// default level `info`, written asynchronously to /dev/null) on loopback,
 // seeds a tenant, a few workspaces and an API key, warms up, then drives it with
 // autocannon (in a worker thread, so the load generator does not share the gateway's
 // event loop). For scale it measures, in the same run, the same credential path on a
@@ -9,13 +10,14 @@
 // key path is served from the cache.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 20),
-// BENCH_WARMUP (s, default 3). Results: stdout, and bench/results/<time>.json.
+// BENCH_WARMUP (s, default 3), BENCH_LOG_LEVEL (default info; `silent` to leave logging out). Results: stdout, and bench/results/<time>.json.
 import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon, { type Result } from 'autocannon';
+import { pino } from 'pino';
 import { loadConfig } from '../src/platform/config.js';
 import { createContext, VERSION } from '../src/context.js';
 import { buildApp } from '../src/gateway/app.js';
@@ -27,6 +29,7 @@ const DURATION = boundedInt('BENCH_DURATION', 10, 1, 120);
 const CONNECTIONS = boundedInt('BENCH_CONNECTIONS', 20, 1, 200);
 const WARMUP = boundedInt('BENCH_WARMUP', 3, 0, 30);
 const WORKSPACES = 5;
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 
 interface Row {
   name: string;
@@ -63,12 +66,13 @@ async function main(): Promise<void> {
   const config = loadConfig({
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_TLS: 'off',
-    GATEWAY_LOG_LEVEL: 'silent',
+    GATEWAY_LOG_LEVEL: LOG_LEVEL,
     GATEWAY_SECRET: randomBytes(32).toString('base64url'),
   });
-  console.log(`gateway ${VERSION} bench: embedded database in ${dataDir}; ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up`);
+  console.log(`gateway ${VERSION} bench: embedded database in ${dataDir}; ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up, log level ${LOG_LEVEL}`);
   const ctx = await createContext(config);
-  const app = await buildApp(ctx);
+  // The gateway's own asynchronous destination, pointed at /dev/null so log lines cost what they cost without filling the terminal.
+  const app = await buildApp(ctx, { logStream: pino.destination({ dest: '/dev/null', sync: false }) });
   let bare: http.Server | undefined;
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -4,7 +4,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { DestinationStream } from 'pino';
+import { pino, type DestinationStream } from 'pino';
 import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
 import { AppError } from '../platform/errors.js';
@@ -30,7 +30,10 @@ export interface BuildOptions {
 
 export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const { config } = ctx;
-  const logger = { ...loggerOptions(config.logLevel), ...(options.logStream ? { stream: options.logStream } : {}) };
+  // Asynchronous by default: a request never waits on a write to stdout. Lines that
+  // arrive while a write is in flight go out together with the next one.
+  const logStream = options.logStream ?? pino.destination({ dest: 1, sync: false });
+  const logger = { ...loggerOptions(config.logLevel), stream: logStream };
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
@@ -68,6 +71,17 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Whatever is still buffered reaches stdout before the process ends.
+  if (!options.logStream) {
+    app.addHook('onClose', async () => {
+      try {
+        (logStream as ReturnType<typeof pino.destination>).flushSync();
+      } catch {
+        // stdout already gone: nothing left to do
+      }
+    });
+  }
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header(CORRELATION_HEADER, String(request.id));
     // Also on the raw response: event streams hijack the reply and write to it directly.
