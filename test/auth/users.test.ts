@@ -186,6 +186,18 @@ describe('auth users', () => {
     assert.ok(!gw.logs().includes(newPassword));
   });
 
+  it('ends every session of a user whose password an admin resets', async () => {
+    const user = await seedUser(gw, tenantA);
+    const login = await gw.request('POST', '/api/auth/login', { json: { username: user.username, password: user.password } });
+    assert.equal(login.status, 200);
+    const refresh = () => gw.request('POST', '/api/auth/refresh', { json: { refreshToken: login.body.refreshToken } });
+    const reset = await gw.request('PATCH', userPath(tenantA, user.id), { token: adminA, json: { password: 'reset by the administrator' } });
+    assert.equal(reset.status, 200);
+    assert.equal((await refresh()).status, 401, 'the refresh token issued under the old password is dead');
+    const fresh = await gw.request('POST', '/api/auth/login', { json: { username: user.username, password: 'reset by the administrator' } });
+    assert.equal(fresh.status, 200);
+  });
+
   it('keeps an admin from locking themselves out', async () => {
     const self = (json: unknown) => gw.request('PATCH', userPath(tenantA, adminAId), { token: adminA, json });
     assert.equal((await self({ status: 'disabled' })).status, 409);

@@ -54,4 +54,9 @@ export const refreshTokenRepository = {
   async revokeFamily(q: Queryable, familyId: string) {
     await q.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);
   },
+
+  /** Ends every session of a user (password reset, disable). */
+  async revokeAllForUser(q: Queryable, userId: string) {
+    await q.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+  },
 };

@@ -8,6 +8,7 @@ import { hashPassword } from '../../../platform/passwords.js';
 import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant } from '../tenants/service.js';
 import { userRepository, type UserRow } from './repository.js';
+import { refreshTokenRepository } from '../sessions/repository.js';
 
 /** The user object of the spec's login response (2.4) and of /api/auth/me. */
 export interface User {
@@ -178,6 +179,9 @@ export async function updateUser(deps: UserDeps, principal: Principal, tenantId:
     uniqueViolationAsConflict(error);
   }
   if (!row) throw notFound('User');
+  // A new password or a disable ends every session: refresh tokens issued under
+  // the old password (perhaps to whoever stole it) stop working.
+  if (patch.password !== undefined || patch.status === 'disabled') await refreshTokenRepository.revokeAllForUser(deps.db, userId);
   // Drops the cached account state, so a disable or a role change applies to the
   // user's very next request, whatever access token they still hold.
   await deps.bus.publish({ kind: 'user', id: userId });
