@@ -14,6 +14,5 @@ export interface Principal {
   customerId?: string;
 }
 
-export const isUser = (p: Principal) => p.kind === 'user';
 export const isPlatformAdmin = (p: Principal) => p.kind === 'user' && p.roles.includes('platform_admin');
 export const isTenantAdmin = (p: Principal) => p.kind === 'user' && (p.roles.includes('admin') || p.roles.includes('platform_admin'));
