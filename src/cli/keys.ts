@@ -1,13 +1,18 @@
 // `gateway keys …`
-import { issueApiKey } from '../areas/auth/api-keys/service.js';
-import { validation } from '../platform/errors.js';
+import { checkNewApiKey, issueApiKey, type NewApiKey } from '../areas/auth/api-keys/service.js';
 import { fields, str, type CommandArgs, type CommandSpec } from './command-spec.js';
 
-const NAME_MAX = 200;
-const SCOPE = /^[A-Za-z0-9._:*-]{1,100}$/;
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-const scopesOf = (args: CommandArgs) => (str(args, 'scopes') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+// The service names fields (`expiresAt`); commands.ts maps them onto options (`--expires-at`).
+function newKey(args: CommandArgs): NewApiKey {
+  const expiresAt = str(args, 'expires-at');
+  const customerId = str(args, 'customer');
+  return {
+    name: str(args, 'name')!,
+    scopes: (str(args, 'scopes') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    ...(expiresAt !== undefined ? { expiresAt } : {}),
+    ...(customerId !== undefined ? { customerId } : {}),
+  };
+}
 
 export const keyCommands: CommandSpec[] = [
   {
@@ -21,24 +26,11 @@ export const keyCommands: CommandSpec[] = [
       customer: { type: 'string', value: '<customerId>', description: 'The customer within the tenant the key is issued to.' },
     },
     check(args) {
-      if (str(args, 'name')!.length > NAME_MAX) throw validation('--name', `must be at most ${NAME_MAX} characters`);
-      const badScope = scopesOf(args).find((s) => !SCOPE.test(s));
-      if (badScope !== undefined) throw validation('--scopes', `"${badScope}" is not a scope: use letters, digits and . _ : * -`);
-      const expiresAt = str(args, 'expires-at');
-      if (expiresAt !== undefined && (!ISO_8601.test(expiresAt) || Number.isNaN(Date.parse(expiresAt)))) {
-        throw validation('--expires-at', 'must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z');
-      }
+      checkNewApiKey(newKey(args));
     },
     async run(deps, args) {
       const tenantId = str(args, 'tenant')!;
-      const expiresAt = str(args, 'expires-at');
-      const customerId = str(args, 'customer');
-      const created = await issueApiKey(
-        deps,
-        tenantId,
-        { name: str(args, 'name')!, scopes: scopesOf(args), ...(expiresAt !== undefined ? { expiresAt } : {}), ...(customerId !== undefined ? { customerId } : {}) },
-        null, // created by the operator, not by a user of the tenant
-      );
+      const created = await issueApiKey(deps, tenantId, newKey(args), null); // created by the operator, not by a user of the tenant
       return { ...created, tenantId };
     },
     describe(key) {

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse, tokenFor } from '../helpers/gateway.js';
 import { generateApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { apiKeyRepository } from '../../src/areas/auth/api-keys/repository.js';
+import { checkNewApiKey } from '../../src/areas/auth/api-keys/service.js';
 import { mintInternalToken, verifyInternalToken } from '../../src/gateway/internal-token.js';
 
 /** Status and body of a problem response, minus what differs per request. */
@@ -303,5 +304,29 @@ describe('auth api keys', () => {
     assert.ok(logs.length > 0);
     for (const key of plaintexts) assert.ok(!logs.includes(key), 'plaintext key in logs');
     assert.ok(!logs.includes('rdk_'), 'no key prefix anywhere in logs');
+  });
+  // Regression: the route and the CLI once had two scope rules that disagreed
+  // (`models/read` passed one and failed the other). Both now use checkNewApiKey.
+  it('applies one set of rules to new keys, whichever way they are created', async () => {
+    const cases = [
+      { name: 'ok', scopes: ['llm:read', 'models/read', 'llm.*'] },
+      { name: 'ok', scopes: ['-leading-dash'] },
+      { name: 'ok', scopes: ['.hidden'] },
+      { name: 'ok', scopes: ['has space'] },
+      { name: 'ok', scopes: ['x'.repeat(101)] },
+      { name: '   ' },
+      { name: 'ok', expiresAt: '2031-01-01' },
+      { name: 'ok', expiresAt: '2031-01-01T00:00:00Z' },
+    ];
+    for (const input of cases) {
+      let expected = 201;
+      try {
+        checkNewApiKey(input);
+      } catch {
+        expected = 400;
+      }
+      const response = await gw.request('POST', keysPath(tenantA), { token: adminA, json: input });
+      assert.equal(response.status, expected, JSON.stringify(input));
+    }
   });
 });

@@ -5,10 +5,9 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { AppContext } from '../../../context.js';
 import { principalOf } from '../../guard.js';
 import { problems, Text, Timestamp } from '../../schemas.js';
-import { createApiKey, deleteApiKey, getApiKey, listApiKeys, setApiKeyStatus } from './service.js';
+import { API_KEY_LIMITS, createApiKey, deleteApiKey, getApiKey, listApiKeys, setApiKeyStatus } from './service.js';
 
-// Scopes are labels such as `llm:read`; they are stored and forwarded, not enforced (spec 5.3).
-const Scope = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9:._*/-]*$' });
+const Scope = Type.String({ minLength: 1, maxLength: API_KEY_LIMITS.scopeMaxLength, pattern: API_KEY_LIMITS.scopePattern });
 
 const recordFields = {
   id: Type.String(),
@@ -38,10 +37,10 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asyn
       schema: {
         params: TenantParams,
         body: Type.Object({
-          name: Text(200),
-          scopes: Type.Optional(Type.Array(Scope, { maxItems: 50 })),
+          name: Text(API_KEY_LIMITS.nameMaxLength),
+          scopes: Type.Optional(Type.Array(Scope, { maxItems: API_KEY_LIMITS.maxScopes })),
           expiresAt: Type.Optional(Timestamp),
-          customerId: Type.Optional(Text(200)),
+          customerId: Type.Optional(Text(API_KEY_LIMITS.customerIdMaxLength)),
         }),
         response: { 201: CreatedApiKey, ...problems(400, 401, 403, 404) },
       },

@@ -55,6 +55,38 @@ export interface NewApiKey {
   customerId?: string;
 }
 
+// The one set of rules for a new key: the route's schema is built from these, and
+// every path that creates a key (route, CLI, control socket) runs checkNewApiKey.
+// Scopes are labels such as `llm:read`; they are stored and forwarded, not enforced (spec 5.3).
+export const API_KEY_LIMITS = {
+  nameMaxLength: 200,
+  customerIdMaxLength: 200,
+  maxScopes: 50,
+  scopeMaxLength: 100,
+  scopePattern: '^[A-Za-z0-9][A-Za-z0-9:._*/-]*$',
+} as const;
+const SCOPE = new RegExp(API_KEY_LIMITS.scopePattern);
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+const blank = (value: string) => value.trim() === '';
+
+/** Validates a new key's fields (400 naming the field); returns the expiry, if any. */
+export function checkNewApiKey(input: NewApiKey, now = Date.now()): Date | null {
+  const { nameMaxLength, customerIdMaxLength, maxScopes, scopeMaxLength } = API_KEY_LIMITS;
+  if (blank(input.name) || input.name.length > nameMaxLength) throw validation('name', `must be 1 to ${nameMaxLength} characters, not all blank`);
+  const scopes = input.scopes ?? [];
+  if (scopes.length > maxScopes) throw validation('scopes', `must hold at most ${maxScopes} scopes`);
+  const badScope = scopes.find((scope) => scope.length > scopeMaxLength || !SCOPE.test(scope));
+  if (badScope !== undefined) throw validation('scopes', `"${badScope}" is not a scope: letters and digits, then also : . _ * / - (at most ${scopeMaxLength})`);
+  if (input.customerId !== undefined && (blank(input.customerId) || input.customerId.length > customerIdMaxLength)) {
+    throw validation('customerId', `must be 1 to ${customerIdMaxLength} characters, not all blank`);
+  }
+  if (input.expiresAt === undefined) return null;
+  const expiresAt = new Date(input.expiresAt);
+  if (!ISO_8601.test(input.expiresAt) || Number.isNaN(expiresAt.getTime())) throw validation('expiresAt', 'must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z');
+  if (expiresAt.getTime() <= now) throw validation('expiresAt', 'must be in the future');
+  return expiresAt;
+}
+
 /** POST …/api-keys: an administrator of the tenant creates a key. */
 export async function createApiKey(deps: ApiKeyDeps, principal: Principal, tenantId: string, input: NewApiKey): Promise<CreatedApiKey> {
   requireTenantAdmin(principal, tenantId);
@@ -73,13 +105,8 @@ export async function issueApiKey(
   createdBy: string | null,
   now = Date.now(),
 ): Promise<CreatedApiKey> {
+  const expiresAt = checkNewApiKey(input, now);
   if (!isId('tenant', tenantId) || !(await tenantRepository.get(deps.db, tenantId))) throw notFound('Tenant');
-  let expiresAt: Date | null = null;
-  if (input.expiresAt !== undefined) {
-    expiresAt = new Date(input.expiresAt);
-    if (Number.isNaN(expiresAt.getTime())) throw validation('expiresAt', 'must be an ISO 8601 timestamp');
-    if (expiresAt.getTime() <= now) throw validation('expiresAt', 'must be in the future');
-  }
   const key = generateApiKey();
   const row = await apiKeyRepository.insert(deps.db, {
     id: newId('apiKey'),
