@@ -4,33 +4,45 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, problem, type FieldError } from '../platform/errors.js';
+import { AppError, problem, type ErrorCode, type FieldError } from '../platform/errors.js';
+
+// Failures Fastify or Node raise on their own, by HTTP status, as codes of the one table.
+const FRAMEWORK_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
+  404: ['NOT_FOUND', 'Not found.'],
+  408: ['REQUEST_TIMEOUT', 'The request took too long to arrive.'],
+  413: ['PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts.'],
+  414: ['URI_TOO_LONG', 'The request URL is too long.'],
+  415: ['UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.'],
+  431: ['HEADERS_TOO_LARGE', 'The request headers are too large.'],
+};
+
+/** Any failure as an AppError, or undefined for an unexpected one (a 500 whose details stay in the log). */
+function toAppError(error: FastifyError): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error.validation) {
+    const errors = error.validation.map(fieldError);
+    return new AppError('VALIDATION_FAILED', `Validation failed: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
+  }
+  const status = error.statusCode ?? 500;
+  const known = FRAMEWORK_ERRORS[status];
+  if (known) return new AppError(...known);
+  if (status >= 400 && status < 500) {
+    const invalidJson = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError;
+    return new AppError('BAD_REQUEST', invalidJson ? 'The request body is not valid JSON.' : error.message);
+  }
+  return undefined;
+}
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof AppError) {
-      if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
-      return send(reply, request, error.status, error.code, error.detail, error.extra.errors);
-    }
-    if (error.validation) {
-      const errors = error.validation.map(fieldError);
-      const detail = errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      return send(reply, request, 400, 'VALIDATION_FAILED', `Validation failed: ${detail}`, errors);
-    }
-    const status = error.statusCode ?? 500;
-    if (status === 413) return send(reply, request, 413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than this server accepts.');
-    if (status === 415) return send(reply, request, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Send the request body as application/json.');
-    if (status === 408) return send(reply, request, 408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.');
-    if (status >= 400 && status < 500) {
-      const detail = error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error instanceof SyntaxError ? 'The request body is not valid JSON.' : error.message;
-      return send(reply, request, status, 'BAD_REQUEST', detail);
-    }
+    const known = toAppError(error);
+    if (known) return send(reply, request, known);
     request.log.error({ err: error }, 'request failed');
-    return send(reply, request, 500, 'INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.');
+    return send(reply, request, new AppError('INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.'));
   });
 
   app.setNotFoundHandler((request, reply) => {
-    send(reply, request, 404, 'NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`);
+    send(reply, request, new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
 }
 
@@ -42,28 +54,29 @@ export function registerErrorHandling(app: FastifyInstance): void {
  */
 export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, detail] =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? [408, 'REQUEST_TIMEOUT', 'The request took too long to arrive.']
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'BAD_REQUEST', 'The request headers are too large.']
-        : [400, 'BAD_REQUEST', 'The request is not valid HTTP.'];
+  const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : error.code === 'HPE_HEADER_OVERFLOW' ? 431 : undefined;
+  const known = status !== undefined ? FRAMEWORK_ERRORS[status] : undefined;
+  const failure = known ? new AppError(...known) : new AppError('BAD_REQUEST', 'The request is not valid HTTP.');
   const correlationId = randomUUID();
   this.log.info({ correlationId, code: error.code }, 'client error');
   // As Node does: only when no response has started on this connection.
   const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (socket.writable && !pending?.headersSent) {
-    const body = JSON.stringify(problem(status, code, detail, correlationId));
+    const body = JSON.stringify(problem(failure.status, failure.code, failure.detail, correlationId));
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+      `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nX-Correlation-ID: ${correlationId}\r\nConnection: close\r\n\r\n${body}`,
     );
   }
   socket.destroy(error);
 }
 
-function send(reply: FastifyReply, request: FastifyRequest, status: number, code: string, detail: string, errors?: FieldError[]) {
-  return reply.code(status).type('application/problem+json').send(problem(status, code, detail, String(request.id), errors));
+function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
+  if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
+  return reply
+    .code(error.status)
+    .type('application/problem+json')
+    .send(problem(error.status, error.code, error.detail, String(request.id), error.extra.errors));
 }
 
 // Ajv reports `/messages/0/role` or a missing property; name the field as a client wrote it.

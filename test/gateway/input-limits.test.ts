@@ -231,6 +231,7 @@ describe('edge: input, limits and errors', () => {
       assert.equal(response.status, 431, received.slice(0, 200));
       assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
       assert.equal(JSON.parse(response.body).correlationId, response.headers['x-correlation-id']);
+      assert.equal(JSON.parse(response.body).code, 'HEADERS_TOO_LARGE', 'the code of the one table, not a 400 code');
     });
 
     it('a request that is not valid HTTP gets a 400 problem, not a hang', async () => {
