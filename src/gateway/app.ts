@@ -83,8 +83,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header(CORRELATION_HEADER, String(request.id));
-    // Also on the raw response: event streams hijack the reply and write to it directly.
+    // On the raw response: Node merges it into every reply Fastify sends, and event
+    // streams that hijack the reply and write to it directly carry it too.
     reply.raw.setHeader(CORRELATION_HEADER, String(request.id));
     // Requests still arriving on open connections during shutdown: retry elsewhere.
     if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.');
