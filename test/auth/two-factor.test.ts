@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as OTPAuth from 'otpauth';
-import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { startGateway, seedTenant, seedUser, type TestGateway } from '../helpers/gateway.js';
 import { matchTotpStep, totpCode } from '../../src/areas/auth/two-factor/totp.js';
 import { generateApiKey, maskApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { newId } from '../../src/platform/ids.js';

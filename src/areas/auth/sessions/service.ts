@@ -14,13 +14,12 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../../../context.js';
-import { AppError, notFound } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { decoyHash, verifyPassword } from '../../../platform/passwords.js';
-import { requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from '../users/repository.js';
-import { toUser, type User } from '../users/service.js';
+import { signedInUserRow, toUser, type User } from '../users/service.js';
 import { createChallenge } from '../two-factor/challenges.js';
 import { refreshTokenRepository } from './repository.js';
 import type { Throttle } from './throttle.js';
@@ -141,10 +140,7 @@ export async function logout(deps: SessionDeps, presented: string | undefined): 
 }
 
 export async function currentUser(deps: Pick<AppContext, 'db'>, principal: Principal): Promise<User> {
-  requireUser(principal);
-  const row = await userRepository.getInTenant(deps.db, principal.tenantId, principal.subject);
-  if (!row) throw notFound('User');
-  return toUser(row);
+  return toUser(await signedInUserRow(deps.db, principal));
 }
 
 function newOpaqueToken(): string {

@@ -9,12 +9,11 @@
 //   limit (GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT) → 429 with Retry-After; each login
 //   challenge also dies after GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE attempts.
 import type { AppContext } from '../../../context.js';
-import { AppError, notFound, validation } from '../../../platform/errors.js';
+import { AppError, validation } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import { verifyPassword } from '../../../platform/passwords.js';
-import { requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from '../users/repository.js';
-import { toUser, type User } from '../users/service.js';
+import { signedInUserRow, toUser, type User } from '../users/service.js';
 import { startSession, type Session } from '../sessions/service.js';
 import type { Throttle } from '../sessions/throttle.js';
 import { twoFactorRepository } from './repository.js';
@@ -30,16 +29,9 @@ const wrongCode = () => new AppError('INVALID_TWO_FACTOR', 'The two-factor code 
 const alreadyEnabled = () => new AppError('CONFLICT', 'Two-factor authentication is already enabled.');
 const notEnabled = () => new AppError('CONFLICT', 'Two-factor authentication is not enabled.');
 
-async function signedInUser(deps: TwoFactorDeps, principal: Principal): Promise<UserRow> {
-  requireUser(principal);
-  const row = await userRepository.getInTenant(deps.db, principal.tenantId, principal.subject);
-  if (!row) throw notFound('User');
-  return row;
-}
-
 /** Step 1 of enrollment: a new secret, stored encrypted, not yet in force. */
 export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal): Promise<{ secret: string; otpauthUri: string }> {
-  const user = await signedInUser(deps, principal);
+  const user = await signedInUserRow(deps.db, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   const secret = newTotpSecret();
   if (!(await twoFactorRepository.setPendingSecret(deps.db, user.id, deps.secrets.encrypt(secret)))) throw alreadyEnabled();
@@ -48,7 +40,7 @@ export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal):
 
 /** Step 2: a valid code proves the app holds the secret; answers the recovery codes, once. */
 export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, code: string) {
-  const user = await signedInUser(deps, principal);
+  const user = await signedInUserRow(deps.db, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   if (!user.totp_secret) throw new AppError('CONFLICT', 'Start with POST /api/auth/2fa/setup to get a secret.');
   const key = twoFactorThrottleKey(user.id);
@@ -84,7 +76,7 @@ export async function disableTwoFactor(
   if ((proof.code === undefined) === (proof.password === undefined)) {
     throw validation('code', 'send either `code` or `password`, not both and not neither');
   }
-  const user = await signedInUser(deps, principal);
+  const user = await signedInUserRow(deps.db, principal);
   if (!user.totp_enabled) throw notEnabled();
   const key = twoFactorThrottleKey(user.id);
   const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);

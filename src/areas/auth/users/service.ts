@@ -7,6 +7,7 @@ import { isPlatformAdmin, ROLES, type Principal, type Role } from '../../../plat
 import { hashPassword } from '../../../platform/passwords.js';
 import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant } from '../tenants/service.js';
+import { requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from './repository.js';
 import { refreshTokenRepository } from '../sessions/repository.js';
 
@@ -32,6 +33,14 @@ export const toUser = (row: UserRow): User => ({
   status: row.status,
   createdAt: row.created_at.toISOString(),
 });
+
+/** The caller's own user row: a signed-in person (not an API key) of their tenant, or 404. */
+export async function signedInUserRow(q: Queryable, principal: Principal): Promise<UserRow> {
+  requireUser(principal);
+  const row = await userRepository.getInTenant(q, principal.tenantId, principal.subject);
+  if (!row) throw notFound('User');
+  return row;
+}
 
 // Usernames never contain '@', so the login field is unambiguous.
 export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$';
