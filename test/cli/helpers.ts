@@ -1,6 +1,7 @@
 // Shared by the CLI and server tests: a data dir copied from the migrated
 // template, the real CLI run as a child process, an in-process server, and an
 // HTTPS client that trusts the server's self-signed certificate.
+import { after } from 'node:test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -36,6 +37,22 @@ export async function freshDataDir(): Promise<DataDir> {
       await database.drop();
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * For a suite that needs several data dirs: returns a `fresh()` that makes one
+ * (as freshDataDir does) and registers their removal after the suite.
+ */
+export function dataDirsForSuite(): () => Promise<DataDir> {
+  const dirs: DataDir[] = [];
+  after(async () => {
+    for (const data of dirs) await data.remove();
+  });
+  return async () => {
+    const data = await freshDataDir();
+    dirs.push(data);
+    return data;
   };
 }
 

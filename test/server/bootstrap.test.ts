@@ -1,11 +1,11 @@
 // First start on an empty database creates the first tenant and its
 // administrator from the environment, once; a later start never changes them.
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { startServer } from '../../src/server.js';
 import { lockHolder } from '../../src/platform/db/embedded.js';
-import { freshDataDir, request, startInProcess, type DataDir } from '../cli/helpers.js';
+import { dataDirsForSuite, request, startInProcess } from '../cli/helpers.js';
 
 const FIRST = {
   GATEWAY_TENANT: 'First Tenant',
@@ -15,15 +15,7 @@ const FIRST = {
 };
 
 describe('bootstrap of the first tenant and administrator', () => {
-  const dirs: DataDir[] = [];
-  const fresh = async () => {
-    const data = await freshDataDir();
-    dirs.push(data);
-    return data;
-  };
-  after(async () => {
-    for (const data of dirs) await data.remove();
-  });
+  const fresh = dataDirsForSuite();
 
   it('creates them once; a later start with other values changes nothing', async () => {
     const data = await fresh();

@@ -9,18 +9,12 @@ import { generate } from 'selfsigned';
 import { loadConfig } from '../../src/platform/config.js';
 import { loadTls, tlsPaths } from '../../src/platform/tls.js';
 import { TEST_TMP } from '../helpers/paths.js';
-import { freshDataDir, request, startInProcess, type DataDir } from '../cli/helpers.js';
+import { dataDirsForSuite, request, startInProcess } from '../cli/helpers.js';
 
 describe('TLS', () => {
-  const dirs: DataDir[] = [];
+  const fresh = dataDirsForSuite();
   const scratch = mkdtempSync(path.join(TEST_TMP, 'tls-'));
-  const fresh = async () => {
-    const data = await freshDataDir();
-    dirs.push(data);
-    return data;
-  };
   after(async () => {
-    for (const data of dirs) await data.remove();
     rmSync(scratch, { recursive: true, force: true });
   });
 
