@@ -14,8 +14,8 @@ export interface MigrationResult {
   vector: boolean;
 }
 
-export async function migrate(db: Database, log: (message: string) => void = () => {}): Promise<MigrationResult> {
-  const files = readdirSync(MIGRATIONS_DIR).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+export async function migrate(db: Database, log: (message: string) => void = () => {}, dir: URL = MIGRATIONS_DIR): Promise<MigrationResult> {
+  const files = readdirSync(dir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
   return db.tx(async (q) => {
     await q.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     await q.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
@@ -25,7 +25,7 @@ export async function migrate(db: Database, log: (message: string) => void = () 
     for (const file of files) {
       const version = file.replace(/\.sql$/, '');
       if (done.has(version)) continue;
-      const sql = readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8');
+      const sql = readFileSync(new URL(file, dir), 'utf8');
       if (!vector && /^--\s*requires:\s*vector/.test(sql)) {
         result.heldBack.push(version);
         continue;
