@@ -2,6 +2,8 @@
 // validated Config; a bad value stops the start with a message naming the variable.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 
 export interface Config {
   dataDir: string;
@@ -28,7 +30,41 @@ export interface Config {
   };
   http: { bodyLimitBytes: number; requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
   lastUsedFlushSeconds: number;
+  llm: LlmConfig;
 }
+
+/** A compute node named in GATEWAY_NODES: shared by every tenant, not editable through the API. */
+export interface ConfiguredNode {
+  engine: 'openai' | 'ollama';
+  url: string;
+  name: string;
+  apiKey: string | undefined;
+}
+
+export interface LlmConfig {
+  nodes: ConfiguredNode[];
+  /** CIDR blocks a node URL may never resolve to (link-local, cloud metadata…). */
+  nodeDenyCidrs: string[];
+  /** The embedded llama.cpp engine over GGUF files in `modelsDir`. */
+  localEngine: boolean;
+  modelsDir: string;
+  localThreads: number;
+  localContextSize: number;
+  heartbeatSeconds: number;
+  healthIntervalSeconds: number;
+  failuresBeforeCooldown: number;
+  cooldownSeconds: number;
+  maxAttempts: number;
+  /** How long an engine may take to answer with headers (or its first frame). */
+  upstreamTimeoutMs: number;
+  pullMaxBytes: number;
+  usageFlushSeconds: number;
+}
+
+// Addresses a compute node may never point at: link-local (which holds the cloud
+// metadata endpoints 169.254.169.254 and fd00:ec2::254) and Alibaba's 100.100.100.200.
+// Loopback and private ranges stay allowed: Ollama on localhost is the common case.
+export const DEFAULT_NODE_DENY_CIDRS = ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'];
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -55,9 +91,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('GATEWAY_SECRET', 'must be at least 32 characters');
   }
   const keyCacheTtlSeconds = read.int('GATEWAY_KEY_CACHE_TTL_SECONDS', 300, 0, 300);
+  const dataDir = path.resolve(read.string('GATEWAY_DATA_DIR') ?? './data');
 
   return {
-    dataDir: path.resolve(read.string('GATEWAY_DATA_DIR') ?? './data'),
+    dataDir,
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
     host: read.string('HOST') ?? '127.0.0.1',
     port: read.int('PORT', 8443, 0, 65535),
@@ -91,7 +128,45 @@ export function loadConfig(env: Env = process.env): Config {
       keepAliveTimeoutMs: read.int('GATEWAY_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
     },
     lastUsedFlushSeconds: read.int('GATEWAY_LAST_USED_FLUSH_SECONDS', 30, 1, 3600),
+    llm: {
+      nodes: readNodes(read.string('GATEWAY_NODES')),
+      nodeDenyCidrs: read.string('GATEWAY_NODE_DENY_CIDRS') === undefined ? DEFAULT_NODE_DENY_CIDRS : read.list('GATEWAY_NODE_DENY_CIDRS').map((c) => read.cidr('GATEWAY_NODE_DENY_CIDRS', c)),
+      localEngine: read.oneOf('GATEWAY_LOCAL_ENGINE', ['on', 'off'], 'on') === 'on',
+      modelsDir: path.resolve(read.string('GATEWAY_MODELS_DIR') ?? path.join(dataDir, 'models')),
+      // llama.cpp's default (one thread per core) spins and collapses throughput on a busy small machine.
+      localThreads: read.int('GATEWAY_LOCAL_THREADS', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 256),
+      localContextSize: read.int('GATEWAY_LOCAL_CONTEXT_SIZE', 4096, 64, 1_048_576),
+      heartbeatSeconds: read.int('GATEWAY_STREAM_HEARTBEAT_SECONDS', 15, 1, 3600),
+      healthIntervalSeconds: read.int('GATEWAY_NODE_HEALTH_INTERVAL_SECONDS', 10, 1, 3600),
+      failuresBeforeCooldown: read.int('GATEWAY_NODE_FAILURES_BEFORE_COOLDOWN', 3, 1, 1000),
+      cooldownSeconds: read.int('GATEWAY_NODE_COOLDOWN_SECONDS', 30, 1, 86400),
+      maxAttempts: read.int('GATEWAY_NODE_MAX_ATTEMPTS', 3, 1, 10),
+      upstreamTimeoutMs: read.int('GATEWAY_UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      pullMaxBytes: read.int('GATEWAY_PULL_MAX_BYTES', 64 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
+      usageFlushSeconds: read.int('GATEWAY_USAGE_FLUSH_SECONDS', 2, 1, 3600),
+    },
   };
+}
+
+function readNodes(raw: string | undefined): ConfiguredNode[] {
+  if (raw === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError('GATEWAY_NODES', 'must be a JSON array of {engine, url, name?, apiKey?}');
+  }
+  if (!Array.isArray(parsed)) throw new ConfigError('GATEWAY_NODES', 'must be a JSON array of {engine, url, name?, apiKey?}');
+  return parsed.map((entry: unknown, index) => {
+    const at = `entry ${index}`;
+    if (!entry || typeof entry !== 'object') throw new ConfigError('GATEWAY_NODES', `${at} must be an object`);
+    const { engine, url, name, apiKey } = entry as Record<string, unknown>;
+    if (engine !== 'openai' && engine !== 'ollama') throw new ConfigError('GATEWAY_NODES', `${at}: engine must be "openai" or "ollama"`);
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new ConfigError('GATEWAY_NODES', `${at}: url must be an http(s) URL`);
+    if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw new ConfigError('GATEWAY_NODES', `${at}: name must be a non-empty string`);
+    if (apiKey !== undefined && typeof apiKey !== 'string') throw new ConfigError('GATEWAY_NODES', `${at}: apiKey must be a string`);
+    return { engine, url, name: (name as string | undefined)?.trim() ?? `${engine}-${index + 1}`, apiKey: apiKey as string | undefined };
+  });
 }
 
 function readConfigFile(file: string): Env {
@@ -146,6 +221,16 @@ class Reader {
     }
     if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
     return raw;
+  }
+
+  cidr(name: string, value: string): string {
+    const [address, bits, extra] = value.split('/');
+    const family = address ? isIP(address) : 0;
+    const max = family === 6 ? 128 : 32;
+    if (!family || extra !== undefined || bits === undefined || !/^\d+$/.test(bits) || Number(bits) > max) {
+      throw new ConfigError(name, `entries must be CIDR blocks like 169.254.0.0/16, got "${value}"`);
+    }
+    return value;
   }
 
   origin(name: string, value: string): string {

@@ -19,6 +19,7 @@ export const ID_PREFIXES = {
   refreshToken: 'rt',
   tokenFamily: 'fam',
   challenge: 'chl',
+  computeNode: 'node',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

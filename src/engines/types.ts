@@ -1,0 +1,130 @@
+// The one interface every model-serving engine speaks to the gateway. An engine
+// adapter wraps one compute node (one base URL, or the local llama.cpp child);
+// the router in src/areas/llm/router picks which adapter serves a request.
+
+export type EngineKind = 'openai' | 'ollama' | 'local';
+export const ENGINE_KINDS: readonly EngineKind[] = ['openai', 'ollama', 'local'];
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  /** The engine's own model id (what its model list returned). */
+  model: string;
+  messages: ChatMessage[];
+  maxTokens: number;
+  temperature: number;
+  /** Aborted when the client goes away: the adapter must cancel the upstream work. */
+  signal: AbortSignal;
+}
+
+/** Token counts. `undefined` fields mean the engine did not report them. */
+export interface EngineUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+export type FinishReason = 'stop' | 'length';
+
+export interface ChatResult {
+  content: string;
+  finishReason: FinishReason;
+  usage: EngineUsage;
+}
+
+/** What a chat stream yields: text as it is generated, then exactly one `end`. */
+export type ChatChunk = { type: 'delta'; content: string } | { type: 'end'; finishReason: FinishReason; usage: EngineUsage };
+
+export interface EngineModel {
+  /** Usable as `model` on this engine. */
+  id: string;
+  /** Unix seconds, when the engine knows it. */
+  created?: number;
+  ownedBy?: string;
+}
+
+export interface EmbedRequest {
+  model: string;
+  input: string[];
+  signal: AbortSignal;
+}
+
+export interface PullRequest {
+  /** Ollama: the model name to pull. Local: the file name to store it under (`.gguf`). */
+  model: string;
+  /** Local only: where to download the GGUF file from (http or https). */
+  url?: string;
+  /** Local only: the expected hex SHA-256 of the file; a mismatch fails the pull and keeps nothing. */
+  sha256?: string;
+  signal: AbortSignal;
+}
+
+/** One pull progress frame; the stream ends with `{status: 'success'}` or throws. */
+export interface PullProgress {
+  status: string;
+  digest?: string;
+  total?: number;
+  completed?: number;
+}
+
+/**
+ * Why an engine call failed. `retryable` failures happened before any output and
+ * may be tried on another node (connection refused, timeout before headers,
+ * 5xx/503); the others are the caller's problem (bad request, unknown model) or
+ * happened mid-stream, where nothing is ever retried.
+ */
+export type EngineFailure =
+  | 'unreachable' // connection refused/reset, DNS, TLS: the node is down
+  | 'timeout' // no answer (headers or first frame) in time
+  | 'overloaded' // 503 / 429 from the engine
+  | 'upstream_error' // other 5xx, or a body that is not what the protocol promises
+  | 'model_not_found' // the engine does not have (or could not load) the model
+  | 'rejected' // the engine refused the request (4xx other than 404/429)
+  | 'aborted'; // our caller went away
+
+export class EngineError extends Error {
+  constructor(
+    readonly failure: EngineFailure,
+    message: string,
+    readonly options: { status?: number; retryable?: boolean; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'EngineError';
+  }
+
+  /** Whether another node may be tried: only for failures before any output. */
+  get retryable(): boolean {
+    return this.options.retryable ?? ['unreachable', 'timeout', 'overloaded', 'upstream_error'].includes(this.failure);
+  }
+}
+
+export interface Engine {
+  readonly kind: EngineKind;
+  /** Models this node can serve now. Throws EngineError when the node is unreachable. */
+  listModels(signal: AbortSignal): Promise<EngineModel[]>;
+  /** Throws EngineError when the node cannot serve; resolves when it can. */
+  health(signal: AbortSignal): Promise<void>;
+  chat(request: ChatRequest): Promise<ChatResult>;
+  /**
+   * Opens a stream. The promise settles once the engine has accepted the request
+   * (HTTP status known, model loaded): failures up to then reject with a
+   * (possibly retryable) EngineError and nothing has been sent to the client.
+   * Failures while iterating are mid-stream: they throw EngineError and are never retried.
+   */
+  chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>>;
+  embed(request: EmbedRequest): Promise<number[][]>;
+  /** Engines that cannot pull models throw EngineError('rejected'). */
+  pull(request: PullRequest): AsyncIterable<PullProgress>;
+  /** Releases connections (and, for `local`, the child process). */
+  close(): Promise<void>;
+}
+
+/** How an adapter reaches its node. */
+export interface EngineNodeOptions {
+  url: string;
+  apiKey?: string;
+  /** Time allowed for the engine's answer headers (and first frame when streaming). */
+  timeoutMs: number;
+}
