@@ -1,0 +1,59 @@
+// The contract between the llm area's request handlers (chat, pull) and the
+// router that owns the compute nodes. Handlers never pick nodes themselves.
+import type { Engine, EngineKind } from '../../../engines/types.js';
+
+/** A compute node as handlers and usage records see it (never its URL credentials). */
+export interface NodeView {
+  id: string;
+  name: string;
+  engine: EngineKind;
+}
+
+/** One entry of `GET /api/llm/v1/models`. */
+export interface AvailableModel {
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  ownedBy: string;
+}
+
+/** The node chosen for one request; counts as outstanding until released. */
+export interface Lease {
+  node: NodeView;
+  engine: Engine;
+  /** Call exactly once, when the response has finished (after a stream's last frame). */
+  release(outcome: 'ok' | 'failed'): void;
+}
+
+/** The tenant's llm settings (stored in `tenants.settings`, cached; no query per request). */
+export interface TenantLlmSettings {
+  /** What `model: "auto"` means for this tenant; unset → the first available model. */
+  defaultModel: string | null;
+  /** Models the tenant may use; null → every model its nodes serve. */
+  allowedModels: string[] | null;
+  /** Opt-in: add `"choices": []` to the stream's metadata frame (client compatibility). */
+  streamMetadataChoices: boolean;
+}
+
+export interface ModelRouter {
+  /** Models the tenant may use now (healthy nodes, allowedModels applied), without `auto`. No I/O. */
+  availableModels(tenantId: string): Promise<AvailableModel[]>;
+  settings(tenantId: string): Promise<TenantLlmSettings>;
+  /**
+   * `auto` → the tenant's default (or the first available model). Throws AppError
+   * 400 (VALIDATION_FAILED on `model`) for an id no node visible to the tenant has
+   * ever listed or that allowedModels excludes; 503 with Retry-After when the model
+   * is known but no node serving it is healthy now.
+   */
+  resolveModel(tenantId: string, requested: string): Promise<string>;
+  /**
+   * Runs `attempt` on the least-busy healthy node serving `model` for the tenant.
+   * A retryable EngineError moves on to the next node (config.llm.maxAttempts in
+   * all) and counts against the failing node (cooldown after repeated failures);
+   * other errors are thrown at once. When every attempt fails: AppError 503 with
+   * Retry-After. On success the lease stays outstanding until released.
+   */
+  dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }>;
+  /** The node a tenant admin pulls models into for `engine` (403/404/503 as AppError when none). */
+  pullTarget(tenantId: string, engine: EngineKind): Promise<Lease>;
+}

@@ -1,0 +1,92 @@
+// Records per-request model usage without a database write on the request path:
+// entries queue in memory and go out in one multi-row INSERT every few seconds
+// (or sooner when the queue fills). A failed write keeps the batch for the next
+// flush, up to a bound, so a database blip loses nothing and a long outage
+// cannot grow memory without limit.
+import type { Database } from '../../../platform/db/database.js';
+
+export interface UsageEntry {
+  tenantId: string;
+  principalKind: 'user' | 'apiKey';
+  principalId: string;
+  customerId?: string | undefined;
+  /** e.g. `chat/completions`. */
+  endpoint: string;
+  model: string;
+  nodeId: string | null;
+  stream: boolean;
+  promptTokens: number;
+  completionTokens: number;
+  latencyMs: number;
+  /** `ok`, `client_closed`, `engine_error`, `unavailable`… */
+  status: string;
+  correlationId?: string | undefined;
+  at?: Date;
+}
+
+const COLUMNS = [
+  'tenant_id', 'principal_kind', 'principal_id', 'customer_id', 'endpoint', 'model', 'node_id',
+  'stream', 'prompt_tokens', 'completion_tokens', 'latency_ms', 'status', 'correlation_id', 'created_at',
+] as const;
+const FLUSH_AT = 500;
+const MAX_PENDING = 50_000;
+
+export class UsageRecorder {
+  private pending: UsageEntry[] = [];
+  private flushing: Promise<void> | null = null;
+  private readonly timer: NodeJS.Timeout;
+  /** Entries dropped because the database stayed unreachable while the queue was full. */
+  dropped = 0;
+
+  constructor(private readonly db: Database, flushSeconds: number, private readonly onError: (error: Error) => void = () => {}) {
+    this.timer = setInterval(() => void this.flush(), flushSeconds * 1000).unref();
+  }
+
+  record(entry: UsageEntry): void {
+    if (this.pending.length >= MAX_PENDING) {
+      this.pending.shift();
+      this.dropped++;
+    }
+    this.pending.push({ ...entry, at: entry.at ?? new Date() });
+    if (this.pending.length >= FLUSH_AT) void this.flush();
+  }
+
+  /** Writes everything queued so far; resolves when it is stored (or kept for a retry). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.flushing = this.write(batch).catch((error: Error) => {
+      this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
+      this.onError(error);
+    });
+    try {
+      await this.flushing;
+    } finally {
+      this.flushing = null;
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private async write(batch: UsageEntry[]): Promise<void> {
+    for (let start = 0; start < batch.length; start += FLUSH_AT) {
+      const rows = batch.slice(start, start + FLUSH_AT);
+      const params: unknown[] = [];
+      const tuples = rows.map((e) => {
+        const values = [
+          e.tenantId, e.principalKind, e.principalId, e.customerId ?? null, e.endpoint, e.model, e.nodeId,
+          e.stream, e.promptTokens, e.completionTokens, Math.round(e.latencyMs), e.status, e.correlationId ?? null, e.at,
+        ];
+        const base = params.length;
+        params.push(...values);
+        return `(${values.map((_, i) => `$${base + i + 1}`).join(', ')})`;
+      });
+      await this.db.query(`INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
+    }
+  }
+}
