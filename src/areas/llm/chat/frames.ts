@@ -1,0 +1,90 @@
+// What chat/completions sends: the JSON answer (spec 2.6) and the event-stream
+// frames (spec 6.1), built in one place so both paths agree on every field.
+import { randomBytes } from 'node:crypto';
+import type { FinishReason } from '../../../engines/types.js';
+import type { TokenUsage } from '../tokens/count.js';
+import type { ChatCompletion } from './schemas.js';
+
+/** What every answer to one request shares. */
+export interface Completion {
+  id: string;
+  /** Unix seconds. */
+  created: number;
+  /** The model actually used. */
+  model: string;
+}
+
+export function newCompletion(model: string): Completion {
+  return { id: `chatcmpl-${randomBytes(12).toString('base64url')}`, created: Math.floor(Date.now() / 1000), model };
+}
+
+// Until grounding lands (retrieval issue) every answer is ungrounded; the spec's values for that.
+const UNGROUNDED = { rag_snippets: null, rag_active: false, rag_status: 'inactive' } as const;
+
+const usageOf = (usage: TokenUsage) => ({
+  prompt_tokens: usage.promptTokens,
+  completion_tokens: usage.completionTokens,
+  total_tokens: usage.promptTokens + usage.completionTokens,
+});
+
+export function completionBody(c: Completion, content: string, finishReason: FinishReason, usage: TokenUsage): ChatCompletion {
+  return {
+    id: c.id,
+    object: 'chat.completion',
+    created: c.created,
+    model: c.model,
+    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
+    usage: usageOf(usage),
+    ...UNGROUNDED,
+  };
+}
+
+/**
+ * Frame 1. The spec's shape has no `choices`; `withChoices` (the tenant's
+ * streamMetadataChoices or the request's stream_options.metadata_choices) adds an
+ * empty one for clients that read `chunk.choices` on every frame (the openai SDK).
+ */
+export function metadataFrame(withChoices: boolean) {
+  const frame = { object: 'rag_metadata', active: false, status: 'inactive', snippet_count: 0, rag_snippets: null };
+  return withChoices ? { ...frame, choices: [] } : frame;
+}
+
+/** Frames 2..n: generated text. The first frame of the stream carries the role. */
+export function deltaFrame(c: Completion, content: string, first: boolean) {
+  return {
+    id: c.id,
+    object: 'chat.completion.chunk',
+    created: c.created,
+    model: c.model,
+    choices: [{ index: 0, delta: first ? { role: 'assistant', content } : { content }, finish_reason: null }],
+  };
+}
+
+/**
+ * Frame n+1: empty content with the finish reason. `stop` normally; `length` when the
+ * engine stopped at max_tokens, as OpenAI reports it. It carries the role too when
+ * the engine produced no text at all, so every stream names its role once.
+ */
+export function finalFrame(c: Completion, finishReason: FinishReason, first: boolean) {
+  return {
+    id: c.id,
+    object: 'chat.completion.chunk',
+    created: c.created,
+    model: c.model,
+    choices: [{ index: 0, delta: first ? { role: 'assistant', content: '' } : { content: '' }, finish_reason: finishReason }],
+  };
+}
+
+/** Sent before [DONE] only when the request asked with stream_options.include_usage (OpenAI's convention). */
+export function usageFrame(c: Completion, usage: TokenUsage) {
+  return { id: c.id, object: 'chat.completion.chunk', created: c.created, model: c.model, choices: [], usage: usageOf(usage) };
+}
+
+/**
+ * An engine failure after the first byte: nothing can be retried or turned into an
+ * HTTP status any more, so the stream says so in band and then ends with [DONE].
+ * `type`/`code` follow OpenAI's error object, which the openai SDK raises as an APIError.
+ */
+export function errorFrame(message: string) {
+  return { error: { message, type: 'server_error', code: 'engine_error' } };
+}

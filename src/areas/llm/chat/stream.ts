@@ -1,0 +1,113 @@
+// chat/completions with `stream: true`: server-sent events in the spec's order
+// (6.1): metadata, deltas, the final frame, the usage frame when asked for, [DONE].
+//
+// The router has chosen the node and the engine has accepted the request before the
+// first byte goes out, so "no node could take it" is still a plain 503 problem. After
+// that nothing is retried: an engine failure ends the stream with an in-band error
+// frame and [DONE]. The engine is read one chunk at a time and only once the socket
+// took the previous frame, so a slow reader slows the engine instead of filling memory.
+import type { FastifyReply } from 'fastify';
+import { EngineError, type ChatChunk } from '../../../engines/types.js';
+import { ABORTED, abandon, nextOrAbort, watchClient, type ClientWatch } from '../sse/client.js';
+import { DONE, SseWriter } from '../sse/writer.js';
+import { completeUsage, countPromptTokens } from '../tokens/count.js';
+import type { Lease } from '../router/types.js';
+import type { ChatCall } from './call.js';
+import { failureStatus } from './complete.js';
+import { toHttpFailure } from './engine-failures.js';
+import { deltaFrame, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
+
+export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
+  const client = watchClient(reply.raw);
+  try {
+    let accepted: { value: AsyncIterable<ChatChunk>; lease: Lease };
+    try {
+      accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) => lease.engine.chatStream(call.engineRequest(model, client.signal)));
+    } catch (error) {
+      if (client.gone()) {
+        call.record(model, null, 'client_closed', { promptTokens: await countPromptTokens(call.messages), completionTokens: 0 });
+        reply.hijack();
+        return;
+      }
+      const failure = toHttpFailure(error, call.deps.retryAfterSeconds);
+      call.record(model, null, failureStatus(failure), { promptTokens: 0, completionTokens: 0 });
+      throw failure;
+    }
+    // Headers the edge set on the reply (CORS) go out with ours; the reply is ours to write from here.
+    const headers = reply.getHeaders();
+    reply.hijack();
+    await relay(call, model, reply, headers, accepted, client, metadataChoices);
+  } finally {
+    client.dispose();
+  }
+}
+
+async function relay(
+  call: ChatCall,
+  model: string,
+  reply: FastifyReply,
+  headers: ReturnType<FastifyReply['getHeaders']>,
+  { value: chunks, lease }: { value: AsyncIterable<ChatChunk>; lease: Lease },
+  client: ClientWatch,
+  metadataChoices: boolean,
+): Promise<void> {
+  const completion = newCompletion(model);
+  const sse = new SseWriter(reply.raw, call.deps.heartbeatMs);
+  const iterator = chunks[Symbol.asyncIterator]();
+  let text = '';
+  let first = true;
+  let end: Extract<ChatChunk, { type: 'end' }> | undefined;
+  let failure: unknown;
+  try {
+    if (!client.gone()) {
+      sse.open(headers);
+      await sse.send(metadataFrame(metadataChoices));
+    }
+    while (!client.gone()) {
+      const next = await nextOrAbort(iterator, client.signal);
+      if (next === ABORTED || next.done) break;
+      if (next.value.type === 'end') {
+        end = next.value;
+        break;
+      }
+      const { content } = next.value;
+      if (content === '') continue;
+      text += content;
+      await sse.send(deltaFrame(completion, content, first));
+      first = false;
+    }
+  } catch (error) {
+    failure = error;
+  }
+  abandon(iterator);
+
+  if (client.gone()) {
+    // Not the node's fault: the lease is released as a success.
+    lease.release('ok');
+    sse.end();
+    call.record(model, lease.node.id, 'client_closed', await completeUsage(undefined, call.messages, text));
+    return;
+  }
+  if (end === undefined) {
+    // Mid-stream death (or a stream that stopped without its end): say so in band, never hang.
+    reply.log.warn({ err: failure, nodeId: lease.node.id, model }, 'engine failed mid-stream');
+    await sse.send(errorFrame(midStreamMessage(failure)));
+    await sse.write(DONE);
+    sse.end();
+    lease.release('failed');
+    call.record(model, lease.node.id, 'engine_error', await completeUsage(undefined, call.messages, text));
+    return;
+  }
+  const usage = await completeUsage(end.usage, call.messages, text);
+  await sse.send(finalFrame(completion, end.finishReason, first));
+  if (call.body.stream_options?.include_usage === true) await sse.send(usageFrame(completion, usage));
+  await sse.write(DONE);
+  sse.end();
+  lease.release('ok');
+  call.record(model, lease.node.id, client.gone() ? 'client_closed' : 'ok', usage);
+}
+
+function midStreamMessage(failure: unknown): string {
+  if (failure instanceof EngineError && failure.failure === 'timeout') return 'The model stopped responding while generating the answer; the answer is incomplete.';
+  return 'The model failed while generating the answer; the answer is incomplete.';
+}

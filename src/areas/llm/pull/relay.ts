@@ -1,0 +1,103 @@
+// Relays an engine's pull progress as server-sent events with camelCase frames:
+// `{status, digest?, total?, completed?}` … `{status: "success"}`, or on failure
+// `{status: "error", error: {message, code}}`. Either of those two is the last
+// frame; no `[DONE]` follows (that terminator belongs to the chat stream).
+//
+// The first frame is awaited before the headers go out, so a pull the engine
+// refuses outright (unreachable node, bad URL) is a plain HTTP error.
+import type { FastifyReply } from 'fastify';
+import { AppError } from '../../../platform/errors.js';
+import { EngineError, type PullProgress } from '../../../engines/types.js';
+import { ABORTED, abandon, nextOrAbort, watchClient } from '../sse/client.js';
+import { SseWriter } from '../sse/writer.js';
+import type { Lease } from '../router/types.js';
+
+export interface PullJob {
+  lease: Lease;
+  model: string;
+  url?: string | undefined;
+  sha256?: string | undefined;
+  heartbeatMs: number;
+  retryAfterSeconds: number;
+}
+
+export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
+  const { lease } = job;
+  const client = watchClient(reply.raw);
+  const iterator = lease.engine
+    .pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), signal: client.signal })
+    [Symbol.asyncIterator]();
+  let released = false;
+  const release = (outcome: 'ok' | 'failed') => {
+    if (!released) lease.release(outcome);
+    released = true;
+  };
+  try {
+    let next: IteratorResult<PullProgress> | typeof ABORTED;
+    try {
+      next = await nextOrAbort(iterator, client.signal);
+    } catch (error) {
+      release(nodeOutcome(error));
+      if (client.gone()) return void reply.hijack();
+      throw beforeFirstFrame(error, job.retryAfterSeconds);
+    }
+    const headers = reply.getHeaders();
+    reply.hijack();
+    const sse = new SseWriter(reply.raw, job.heartbeatMs);
+    let succeeded = false;
+    let failure: unknown;
+    try {
+      if (next !== ABORTED) sse.open(headers);
+      while (next !== ABORTED && !next.done && !client.gone()) {
+        const frame = progressFrame(next.value);
+        await sse.send(frame);
+        if (frame.status === 'success') succeeded = true;
+        next = await nextOrAbort(iterator, client.signal);
+      }
+    } catch (error) {
+      failure = error;
+    }
+    abandon(iterator);
+    if (!client.gone() && !succeeded) {
+      reply.log.warn({ err: failure, nodeId: lease.node.id, engine: lease.node.engine }, 'model pull failed');
+      await sse.send(errorFrame(failure));
+    }
+    sse.end();
+    release(client.gone() || succeeded ? 'ok' : nodeOutcome(failure));
+  } finally {
+    release('ok');
+    client.dispose();
+  }
+}
+
+/** Only the fields the frame contract names, camelCase, whatever the engine added. */
+function progressFrame(p: PullProgress): PullProgress {
+  return {
+    status: p.status,
+    ...(p.digest !== undefined ? { digest: p.digest } : {}),
+    ...(p.total !== undefined ? { total: p.total } : {}),
+    ...(p.completed !== undefined ? { completed: p.completed } : {}),
+  };
+}
+
+/**
+ * The admin asked for this pull, so the engine's reason is shown (a checksum
+ * mismatch, a model the registry does not have); `code` is the failure kind.
+ */
+function errorFrame(failure: unknown) {
+  if (failure instanceof EngineError) return { status: 'error', error: { message: failure.message, code: failure.failure } };
+  if (failure === undefined) return { status: 'error', error: { message: 'The engine ended the pull without reporting success.', code: 'upstream_error' } };
+  return { status: 'error', error: { message: 'The pull failed unexpectedly.', code: 'internal' } };
+}
+
+function beforeFirstFrame(error: unknown, retryAfterSeconds: number): unknown {
+  if (!(error instanceof EngineError)) return error;
+  if (error.failure === 'rejected') return new AppError('BAD_REQUEST', `The engine refused the pull: ${error.message}`);
+  if (error.failure === 'model_not_found') return new AppError('NOT_FOUND', `The engine could not find the model: ${error.message}`);
+  return new AppError('SERVICE_UNAVAILABLE', 'The node could not start the pull. Retry later.', { retryAfterSeconds });
+}
+
+// Only failures that say something about the node count against it (a bad URL does not).
+function nodeOutcome(error: unknown): 'ok' | 'failed' {
+  return error instanceof EngineError && error.retryable ? 'failed' : 'ok';
+}

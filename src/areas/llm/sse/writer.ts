@@ -1,0 +1,88 @@
+// A server-sent-event response written straight to the socket (the reply is
+// hijacked): frames as `data: …`, `: keep-alive` comments while the producer is
+// silent, and backpressure — a frame the socket cannot take yet makes `send` wait
+// for 'drain', so a slow reader stalls the producer instead of growing memory.
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+
+export const SSE_HEADERS: OutgoingHttpHeaders = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  // Tells nginx-style proxies not to buffer the stream (spec 6.1).
+  'x-accel-buffering': 'no',
+  connection: 'keep-alive',
+};
+
+export const HEARTBEAT = ': keep-alive\n\n';
+export const DONE = 'data: [DONE]\n\n';
+
+export class SseWriter {
+  private heartbeat: NodeJS.Timeout | undefined;
+  private finished = false;
+
+  /** `heartbeatMs`: a comment goes out after this long without any other write. */
+  constructor(private readonly res: ServerResponse, private readonly heartbeatMs: number) {
+    // Nothing (heartbeat included) may be written once the connection is gone.
+    res.once('close', () => this.stopHeartbeat());
+  }
+
+  /**
+   * Sends the 200 status line with the event-stream headers. `headers` carries what
+   * the edge put on the reply (CORS); the correlation id is already on the raw response.
+   */
+  open(headers: Record<string, number | string | string[] | undefined> = {}): void {
+    this.res.writeHead(200, { ...headers, ...SSE_HEADERS } as OutgoingHttpHeaders);
+    // No Nagle delay between small frames: each token reaches the client as it is written.
+    this.res.socket?.setNoDelay(true);
+    this.heartbeat = setTimeout(() => this.beat(), this.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Whether frames can still be written (the client is there and `end` was not called). */
+  get writable(): boolean {
+    return !this.finished && !this.res.destroyed && this.res.writable;
+  }
+
+  /** One `data:` frame holding `frame` as JSON; resolves once the socket can take more. */
+  send(frame: unknown): Promise<void> {
+    return this.write(`data: ${JSON.stringify(frame)}\n\n`);
+  }
+
+  /** Raw event-stream text (e.g. DONE); resolves once the socket can take more. */
+  write(text: string): Promise<void> {
+    if (!this.writable) return Promise.resolve();
+    const accepted = this.res.write(text);
+    this.heartbeat?.refresh();
+    return accepted ? Promise.resolve() : this.drained();
+  }
+
+  /** Ends the response (idempotent). */
+  end(): void {
+    this.stopHeartbeat();
+    if (this.finished) return;
+    this.finished = true;
+    if (!this.res.destroyed) this.res.end();
+  }
+
+  private beat(): void {
+    // A full socket buffer already tells the client we are alive; never pile comments onto it.
+    if (this.writable && !this.res.writableNeedDrain) this.res.write(HEARTBEAT);
+    if (this.writable) this.heartbeat?.refresh();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearTimeout(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  private drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+}
