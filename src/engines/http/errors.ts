@@ -1,0 +1,129 @@
+// How transport failures and HTTP answers of an engine node become EngineErrors.
+// The failure kind decides what the router does (fail over, cool down, or give
+// the caller a 4xx), so the mapping lives in one place for every remote engine.
+import { EngineError, type EngineFailure } from '../types.js';
+
+/** Transport errors that mean the node cannot be reached (before any answer). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+]);
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+/** Describes one node in messages and keeps its secret out of them. */
+export interface ErrorContext {
+  /** e.g. `openai node http://10.0.0.5:8000` (never with credentials). */
+  label: string;
+  secrets: readonly string[];
+}
+
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length > 0 && out.includes(secret)) out = out.split(secret).join('[redacted]');
+  return out;
+}
+
+export function engineError(ctx: ErrorContext, failure: EngineFailure, message: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}): EngineError {
+  return new EngineError(failure, redact(message, ctx.secrets), options);
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string') return code;
+  // Node's happy-eyeballs connect reports an AggregateError of per-address failures.
+  const inner = (err as { errors?: unknown[] } | null)?.errors;
+  return Array.isArray(inner) && inner.length > 0 ? codeOf(inner[0]) : undefined;
+}
+
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = codeOf(err);
+  return code && !message.includes(code) ? `${message} (${code})` : message || code || 'unknown error';
+}
+
+/**
+ * A request failed before the answer's status was known: the node is down,
+ * slow, or our caller gave up. The caller's abort wins over whatever undici reports.
+ */
+export function requestError(ctx: ErrorContext, err: unknown, signal: AbortSignal): EngineError {
+  if (err instanceof EngineError) return err;
+  if (signal.aborted) return engineError(ctx, 'aborted', `${ctx.label}: request cancelled by the caller`, { cause: err });
+  const code = codeOf(err);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) return engineError(ctx, 'timeout', `${ctx.label} did not answer in time`, { cause: err });
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return engineError(ctx, 'unreachable', `${ctx.label} is unreachable: ${describe(err)}`, { cause: err });
+  // TLS and other connection-level surprises: the node cannot be used right now.
+  return engineError(ctx, 'unreachable', `${ctx.label} failed: ${describe(err)}`, { cause: err });
+}
+
+/**
+ * A stream broke after the engine had accepted the request: never retryable,
+ * because output may already be on its way to the client.
+ */
+export function streamError(ctx: ErrorContext, err: unknown, signal: AbortSignal): EngineError {
+  if (err instanceof EngineError) return err;
+  if (signal.aborted) return engineError(ctx, 'aborted', `${ctx.label}: stream cancelled by the caller`, { cause: err, retryable: false });
+  const code = codeOf(err);
+  if (code !== undefined && TIMEOUT_CODES.has(code)) {
+    return engineError(ctx, 'timeout', `${ctx.label} went silent mid-answer`, { cause: err, retryable: false });
+  }
+  return engineError(ctx, 'upstream_error', `${ctx.label} broke off its answer: ${describe(err)}`, { cause: err, retryable: false });
+}
+
+/** The human part of an engine's error body: OpenAI `{error:{message}}`, Ollama `{error}`, vLLM `{message}`, FastAPI `{detail}`, or text. */
+export function upstreamMessage(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    try {
+      const body = JSON.parse(trimmed) as Record<string, unknown>;
+      const error = body.error;
+      const candidate =
+        typeof error === 'string'
+          ? error
+          : typeof (error as { message?: unknown } | null)?.message === 'string'
+            ? (error as { message: string }).message
+            : typeof body.message === 'string'
+              ? body.message
+              : typeof body.detail === 'string'
+                ? body.detail
+                : undefined;
+      if (candidate !== undefined) return clip(candidate);
+    } catch {
+      // not JSON after all: fall through to the raw text
+    }
+  }
+  return clip(trimmed);
+}
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 500 ? `${oneLine.slice(0, 500)}…` : oneLine || '(no message)';
+}
+
+/**
+ * A non-2xx answer. `model` is set for requests that name a model: a 404 to
+ * those means the node does not have it (both OpenAI-compatible servers and
+ * Ollama answer that way); elsewhere a 404 is a wrong URL, i.e. a refusal.
+ */
+export function statusError(ctx: ErrorContext, status: number, bodyText: string, model?: string): EngineError {
+  const detail = upstreamMessage(bodyText);
+  const said = `${ctx.label} answered ${status}: ${detail}`;
+  if (status === 503 || status === 429) return engineError(ctx, 'overloaded', said, { status });
+  if (status >= 500) return engineError(ctx, 'upstream_error', said, { status });
+  if (status === 404 && model !== undefined) {
+    return engineError(ctx, 'model_not_found', `model "${model}" is not available on ${ctx.label} (${detail})`, { status });
+  }
+  if (status === 408) return engineError(ctx, 'timeout', said, { status });
+  return engineError(ctx, 'rejected', said, { status });
+}

@@ -1,0 +1,166 @@
+// Adapter for any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio,
+// OpenAI itself): /v1/models, /v1/chat/completions (JSON and SSE), /v1/embeddings.
+import { EngineHttp } from '../http/client.js';
+import { engineError, streamError } from '../http/errors.js';
+import { SseParser } from '../http/lines.js';
+import { cancellable, release } from '../http/stream.js';
+import type { ResponseBody } from '../http/client.js';
+import {
+  EngineError,
+  type ChatChunk,
+  type ChatRequest,
+  type ChatResult,
+  type EmbedRequest,
+  type Engine,
+  type EngineModel,
+  type EngineNodeOptions,
+  type EngineUsage,
+  type FinishReason,
+  type PullProgress,
+  type PullRequest,
+} from '../types.js';
+import type { OpenAIChatChunk, OpenAIChatCompletion, OpenAIEmbeddings, OpenAIModelList, OpenAIUsage } from './protocol.js';
+
+export class OpenAIEngine implements Engine {
+  readonly kind = 'openai' as const;
+  private readonly http: EngineHttp;
+
+  constructor(options: EngineNodeOptions) {
+    // Operators write the base URL with or without `/v1`; we add it to every path.
+    this.http = new EngineHttp({ ...options, kind: 'openai', stripSuffix: '/v1' });
+  }
+
+  async listModels(signal: AbortSignal): Promise<EngineModel[]> {
+    const list = await this.http.json<OpenAIModelList>('GET', '/v1/models', undefined, signal);
+    if (!Array.isArray(list?.data)) this.http.malformed('its model list');
+    const models: EngineModel[] = [];
+    for (const m of list.data) {
+      if (typeof m?.id !== 'string') continue;
+      models.push({
+        id: m.id,
+        ...(typeof m.created === 'number' ? { created: m.created } : {}),
+        ...(typeof m.owned_by === 'string' ? { ownedBy: m.owned_by } : {}),
+      });
+    }
+    return models;
+  }
+
+  async health(signal: AbortSignal): Promise<void> {
+    await this.listModels(signal);
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    const answer = await this.http.json<OpenAIChatCompletion>('POST', '/v1/chat/completions', chatBody(request, false), request.signal, request.model);
+    if (answer?.error) throw inBandError(this.http, answer.error, request.signal, true);
+    const choice = answer?.choices?.[0];
+    if (!choice) this.http.malformed('a chat completion');
+    const content = choice.message?.content;
+    return { content: typeof content === 'string' ? content : '', finishReason: finishReasonOf(choice.finish_reason) ?? 'stop', usage: usageOf(answer.usage) };
+  }
+
+  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
+    const response = await this.http.send('POST', '/v1/chat/completions', chatBody(request, true), request.signal, request.model);
+    return cancellable(response.body, this.chunks(response.body, request.signal));
+  }
+
+  private async *chunks(body: ResponseBody, signal: AbortSignal): AsyncGenerator<ChatChunk, void, undefined> {
+    const sse = new SseParser();
+    const events: string[] = [];
+    let finishReason: FinishReason = 'stop';
+    let usage: EngineUsage = {};
+    let done = false;
+    try {
+      for await (const chunk of body as AsyncIterable<Buffer>) {
+        if (done) continue; // after [DONE]: read the (empty) rest so the connection stays reusable
+        sse.push(chunk, events);
+        for (let i = 0; i < events.length && !done; i++) {
+          const data = events[i]!;
+          if (data === '[DONE]') {
+            done = true;
+            break;
+          }
+          let frame: OpenAIChatChunk;
+          try {
+            frame = JSON.parse(data) as OpenAIChatChunk;
+          } catch {
+            throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream frame that is not JSON`, { retryable: false });
+          }
+          if (frame.error) throw inBandError(this.http, frame.error, signal, false);
+          if (frame.usage) usage = usageOf(frame.usage);
+          const choice = frame.choices?.[0];
+          if (choice === undefined) continue;
+          const reason = finishReasonOf(choice.finish_reason);
+          if (reason !== undefined) finishReason = reason;
+          const content = choice.delta?.content;
+          if (typeof content === 'string' && content !== '') yield { type: 'delta', content };
+        }
+        events.length = 0;
+        if (done) yield { type: 'end', finishReason, usage };
+      }
+      if (!done) {
+        // A last event without its blank line still counts, as long as it is [DONE].
+        sse.end(events);
+        if (events.includes('[DONE]')) yield { type: 'end', finishReason, usage };
+        else throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream without [DONE]`, { retryable: false });
+      }
+    } catch (err) {
+      // Once [DONE] has been seen the answer is complete; a late socket error changes nothing.
+      if (!done) throw streamError(this.http.ctx, err, signal);
+    } finally {
+      release(body);
+    }
+  }
+
+  async embed(request: EmbedRequest): Promise<number[][]> {
+    const answer = await this.http.json<OpenAIEmbeddings>(
+      'POST',
+      '/v1/embeddings',
+      { model: request.model, input: request.input, encoding_format: 'float' },
+      request.signal,
+      request.model,
+    );
+    if (!Array.isArray(answer?.data) || answer.data.length !== request.input.length) this.http.malformed('embeddings');
+    const vectors: number[][] = new Array(request.input.length);
+    for (const item of answer.data) {
+      const index = item?.index;
+      if (typeof index !== 'number' || index < 0 || index >= vectors.length || !Array.isArray(item.embedding)) this.http.malformed('embeddings');
+      vectors[index] = item.embedding;
+    }
+    return vectors;
+  }
+
+  async *pull(request: PullRequest): AsyncIterable<PullProgress> {
+    throw new EngineError('rejected', `OpenAI-compatible servers cannot pull models (asked for "${request.model}"); load it on the server itself`);
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+}
+
+function chatBody(request: ChatRequest, stream: boolean): object {
+  const body = { model: request.model, messages: request.messages, max_tokens: request.maxTokens, temperature: request.temperature, stream };
+  return stream ? { ...body, stream_options: { include_usage: true } } : body;
+}
+
+function finishReasonOf(reason: unknown): FinishReason | undefined {
+  if (reason === null || reason === undefined) return undefined;
+  // 'stop', 'tool_calls', 'content_filter', 'eos'…: everything but a length cut-off is a stop.
+  return reason === 'length' ? 'length' : 'stop';
+}
+
+function usageOf(usage: OpenAIUsage | null | undefined): EngineUsage {
+  if (!usage) return {};
+  return {
+    ...(typeof usage.prompt_tokens === 'number' ? { promptTokens: usage.prompt_tokens } : {}),
+    ...(typeof usage.completion_tokens === 'number' ? { completionTokens: usage.completion_tokens } : {}),
+  };
+}
+
+/** vLLM and others report failures inside a 200 answer as `{"error": …}`. */
+function inBandError(http: EngineHttp, error: unknown, signal: AbortSignal, beforeOutput: boolean): EngineError {
+  const message =
+    typeof error === 'string' ? error : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : JSON.stringify(error);
+  if (signal.aborted) return engineError(http.ctx, 'aborted', `${http.ctx.label}: request cancelled by the caller`, { retryable: false });
+  return engineError(http.ctx, 'upstream_error', `${http.ctx.label} reported an error: ${message}`, { retryable: beforeOutput });
+}
