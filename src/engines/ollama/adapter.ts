@@ -1,0 +1,186 @@
+// Adapter for Ollama's native API: /api/tags, /api/chat (NDJSON stream or one
+// JSON answer), /api/embed, /api/pull (NDJSON progress), /api/version for health.
+import { EngineHttp, type ResponseBody } from '../http/client.js';
+import { engineError, streamError } from '../http/errors.js';
+import { LineSplitter } from '../http/lines.js';
+import { cancellable, release } from '../http/stream.js';
+import type {
+  ChatChunk,
+  ChatRequest,
+  ChatResult,
+  EmbedRequest,
+  Engine,
+  EngineError,
+  EngineModel,
+  EngineNodeOptions,
+  EngineUsage,
+  FinishReason,
+  PullProgress,
+  PullRequest,
+} from '../types.js';
+import type { OllamaChatFrame, OllamaEmbed, OllamaPullFrame, OllamaTags, OllamaVersion } from './protocol.js';
+
+export class OllamaEngine implements Engine {
+  readonly kind = 'ollama' as const;
+  private readonly http: EngineHttp;
+
+  constructor(options: EngineNodeOptions) {
+    // Some operators paste the API root (`…/api`); every path below adds it.
+    this.http = new EngineHttp({ ...options, kind: 'ollama', stripSuffix: '/api' });
+  }
+
+  async listModels(signal: AbortSignal): Promise<EngineModel[]> {
+    const tags = await this.http.json<OllamaTags>('GET', '/api/tags', undefined, signal);
+    if (!Array.isArray(tags?.models)) this.http.malformed('its model list');
+    const models: EngineModel[] = [];
+    for (const m of tags.models) {
+      const id = m?.name ?? m?.model;
+      if (typeof id !== 'string') continue;
+      const modified = typeof m.modified_at === 'string' ? Date.parse(m.modified_at) : NaN;
+      models.push({ id, ...(Number.isFinite(modified) ? { created: Math.floor(modified / 1000) } : {}) });
+    }
+    return models;
+  }
+
+  /** /api/version answers without touching models or disk: the cheapest proof the server is up. */
+  async health(signal: AbortSignal): Promise<void> {
+    const version = await this.http.json<OllamaVersion>('GET', '/api/version', undefined, signal);
+    if (typeof version?.version !== 'string') this.http.malformed('its version');
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    const answer = await this.http.json<OllamaChatFrame>('POST', '/api/chat', chatBody(request, false), request.signal, request.model);
+    if (typeof answer?.error === 'string') throw this.reported(answer.error, request.model, true);
+    if (answer?.done !== true) this.http.malformed('a chat answer');
+    const content = answer.message?.content;
+    return { content: typeof content === 'string' ? content : '', finishReason: finishReasonOf(answer), usage: usageOf(answer) };
+  }
+
+  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
+    const response = await this.http.send('POST', '/api/chat', chatBody(request, true), request.signal, request.model);
+    return cancellable(response.body, this.chunks(response.body, request));
+  }
+
+  private async *chunks(body: ResponseBody, request: ChatRequest): AsyncGenerator<ChatChunk, void, undefined> {
+    let done = false;
+    try {
+      for await (const frame of this.frames<OllamaChatFrame>(body)) {
+        if (done) continue; // read the rest so the connection stays reusable
+        if (typeof frame.error === 'string') throw this.reported(frame.error, request.model, false);
+        const content = frame.message?.content;
+        if (typeof content === 'string' && content !== '') yield { type: 'delta', content };
+        if (frame.done === true) {
+          done = true;
+          yield { type: 'end', finishReason: finishReasonOf(frame), usage: usageOf(frame) };
+        }
+      }
+      if (!done) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream before done`, { retryable: false });
+    } catch (err) {
+      if (!done) throw streamError(this.http.ctx, err, request.signal);
+    } finally {
+      release(body);
+    }
+  }
+
+  async embed(request: EmbedRequest): Promise<number[][]> {
+    const answer = await this.http.json<OllamaEmbed>('POST', '/api/embed', { model: request.model, input: request.input }, request.signal, request.model);
+    const vectors = answer?.embeddings;
+    if (!Array.isArray(vectors) || vectors.length !== request.input.length || !vectors.every(Array.isArray)) this.http.malformed('embeddings');
+    return vectors;
+  }
+
+  /** Relays Ollama's pull progress; an `{"error": …}` frame or a stream without `success` throws. */
+  async *pull(request: PullRequest): AsyncIterable<PullProgress> {
+    const response = await this.http.send('POST', '/api/pull', { model: request.model, stream: true }, request.signal);
+    const body = response.body;
+    let succeeded = false;
+    try {
+      for await (const frame of this.frames<OllamaPullFrame>(body)) {
+        if (typeof frame.error === 'string') throw this.pullError(frame.error, request.model);
+        if (typeof frame.status !== 'string') continue;
+        const progress: PullProgress = { status: frame.status };
+        if (typeof frame.digest === 'string') progress.digest = frame.digest;
+        if (typeof frame.total === 'number') progress.total = frame.total;
+        if (typeof frame.completed === 'number') progress.completed = frame.completed;
+        if (frame.status === 'success') succeeded = true;
+        yield progress;
+      }
+      if (!succeeded) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended the pull of "${request.model}" without success`, { retryable: false });
+    } catch (err) {
+      throw streamError(this.http.ctx, err, request.signal);
+    } finally {
+      release(body);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  /** Parses the NDJSON body line by line as the caller pulls. */
+  private async *frames<T>(body: ResponseBody): AsyncGenerator<T, void, undefined> {
+    const splitter = new LineSplitter();
+    const lines: string[] = [];
+    let ended = false;
+    const iterator = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    while (!ended) {
+      const next = await iterator.next();
+      if (next.done) {
+        splitter.end(lines);
+        ended = true;
+      } else {
+        splitter.push(next.value, lines);
+      }
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (line.trim() === '') continue;
+        let frame: T;
+        try {
+          frame = JSON.parse(line) as T;
+        } catch {
+          throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream line that is not JSON`, { retryable: false });
+        }
+        yield frame;
+      }
+      lines.length = 0;
+    }
+  }
+
+  /** Ollama reports a missing model as `model "x" not found, try pulling it first`. */
+  private reported(message: string, model: string, beforeOutput: boolean): EngineError {
+    if (/not found/i.test(message) && message.includes(model)) {
+      return engineError(this.http.ctx, 'model_not_found', `model "${model}" is not available on ${this.http.ctx.label} (${message})`);
+    }
+    return engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} reported an error: ${message}`, { retryable: beforeOutput });
+  }
+
+  private pullError(message: string, model: string): EngineError {
+    const missing = /not found|does not exist|file does not exist/i.test(message);
+    return engineError(
+      this.http.ctx,
+      missing ? 'model_not_found' : 'upstream_error',
+      missing ? `${this.http.ctx.label} cannot pull "${model}": ${message}` : `${this.http.ctx.label} failed to pull "${model}": ${message}`,
+      { retryable: false },
+    );
+  }
+}
+
+function chatBody(request: ChatRequest, stream: boolean): object {
+  return {
+    model: request.model,
+    messages: request.messages,
+    stream,
+    options: { num_predict: request.maxTokens, temperature: request.temperature },
+  };
+}
+
+function finishReasonOf(frame: OllamaChatFrame): FinishReason {
+  return frame.done_reason === 'length' ? 'length' : 'stop';
+}
+
+function usageOf(frame: OllamaChatFrame): EngineUsage {
+  return {
+    ...(typeof frame.prompt_eval_count === 'number' ? { promptTokens: frame.prompt_eval_count } : {}),
+    ...(typeof frame.eval_count === 'number' ? { completionTokens: frame.eval_count } : {}),
+  };
+}
