@@ -1,0 +1,272 @@
+// The `local` engine: GGUF files in a models directory, served by llama.cpp
+// (node-llama-cpp) in a child process that is started on first use. A model file
+// that crashes llama.cpp takes down only the child: the requests in flight fail,
+// the file is remembered as broken (not offered again until it changes), and the
+// next request starts a fresh child.
+//
+// Concurrency: per model, one generation at a time (one context, one sequence,
+// FIFO in the child); different models run side by side. Loads go one at a time,
+// so a crash while loading names exactly one file.
+import {
+  EngineError,
+  type ChatChunk,
+  type ChatRequest,
+  type ChatResult,
+  type EmbedRequest,
+  type Engine,
+  type EngineModel,
+  type PullProgress,
+  type PullRequest,
+} from '../types.js';
+import { ModelCatalog, type ModelFile } from './catalog.js';
+import { ChildHost } from './child-host.js';
+import { ChatStream, WINDOW } from './chat-stream.js';
+import { Mutex } from './mutex.js';
+import type { LoadInfo, LoadPurpose } from './protocol.js';
+import { pullModel } from './pull.js';
+
+export interface LocalEngineOptions {
+  modelsDir: string;
+  threads: number;
+  contextSize: number;
+  timeoutMs: number;
+  pullMaxBytes: number;
+  /** Checked for the pull URL and every redirect hop (deny-listed addresses); throws to refuse. Optional. */
+  checkUrl?: (url: URL) => Promise<void>;
+  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+/** Models kept loaded in the child; the least recently used idle one is unloaded beyond this. */
+const MAX_LOADED_MODELS = 2;
+/** Crashes while serving (not loading) a model before it is taken for broken. */
+const CRASHES_BEFORE_BROKEN = 2;
+
+interface Loaded {
+  file: ModelFile;
+  purposes: Set<LoadPurpose>;
+  lastUsed: number;
+  active: number;
+}
+
+export class LocalEngine implements Engine {
+  readonly kind = 'local' as const;
+  private readonly catalog: ModelCatalog;
+  private readonly host: ChildHost;
+  private readonly log: NonNullable<LocalEngineOptions['onLog']>;
+  /** Models the current child has confirmed loaded, by file key. */
+  private readonly loaded = new Map<string, Loaded>();
+  private readonly loadLock = new Mutex();
+  /** The load in progress in the child (the suspect if it dies now). */
+  private loading: { file?: ModelFile; path: string } | undefined;
+  private readonly crashes = new Map<string, number>();
+  private validations = 0;
+
+  constructor(private readonly options: LocalEngineOptions) {
+    this.catalog = new ModelCatalog(options.modelsDir);
+    this.log = options.onLog ?? (() => {});
+    this.host = new ChildHost({
+      startTimeoutMs: Math.max(options.timeoutMs, 30_000),
+      onLog: this.log,
+      onCrash: (description) => this.crashed(description),
+    });
+  }
+
+  listModels(_signal: AbortSignal): Promise<EngineModel[]> {
+    return this.catalog.list();
+  }
+
+  health(_signal: AbortSignal): Promise<void> {
+    return this.catalog.ensureDir();
+  }
+
+  async chat(request: ChatRequest): Promise<ChatResult> {
+    let content = '';
+    for await (const chunk of await this.chatStream(request)) {
+      if (chunk.type === 'delta') content += chunk.content;
+      else return { content, finishReason: chunk.finishReason, usage: chunk.usage };
+    }
+    throw new EngineError('upstream_error', 'The local engine ended the generation without a result.');
+  }
+
+  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
+    request.signal.throwIfAborted();
+    const file = await this.catalog.resolve(request.model);
+    const deadline = this.deadline(request.signal);
+    try {
+      await this.withSignal(this.ensureLoaded(file, 'chat'), deadline.signal, deadline.timedOut);
+      const release = this.use(file);
+      const stream = new ChatStream(this.host, request.signal, this.options.timeoutMs, release);
+      const { messages, maxTokens, temperature } = request;
+      await stream.open({ op: 'chat', key: file.key, messages, maxTokens, temperature, window: WINDOW }, deadline.signal, deadline.timedOut);
+      return stream;
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  async embed(request: EmbedRequest): Promise<number[][]> {
+    request.signal.throwIfAborted();
+    const file = await this.catalog.resolve(request.model);
+    const deadline = this.deadline(request.signal);
+    try {
+      await this.withSignal(this.ensureLoaded(file, 'embed'), deadline.signal, deadline.timedOut);
+      const release = this.use(file);
+      try {
+        return await this.withSignal(this.host.call<number[][]>({ op: 'embed', key: file.key, input: request.input }, deadline.signal), deadline.signal, deadline.timedOut);
+      } finally {
+        release();
+      }
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  pull(request: PullRequest): AsyncIterable<PullProgress> {
+    return pullModel(request, {
+      catalog: this.catalog,
+      maxBytes: this.options.pullMaxBytes,
+      timeoutMs: this.options.timeoutMs,
+      checkUrl: this.options.checkUrl,
+      log: this.log,
+      trialLoad: (path, signal) => this.withSignal(this.trialLoad(path), signal, () => false),
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.host.close();
+    this.loaded.clear();
+  }
+
+  /** Loads the model for `purpose` unless the child already has it. Not cancellable: a load always finishes (or crashes). */
+  private ensureLoaded(file: ModelFile, purpose: LoadPurpose): Promise<void> {
+    const current = this.loaded.get(file.key);
+    if (current?.purposes.has(purpose)) {
+      current.lastUsed = performance.now();
+      return Promise.resolve();
+    }
+    return this.loadLock.run(async () => {
+      if (this.loaded.get(file.key)?.purposes.has(purpose)) return;
+      await this.evict(file);
+      await this.host.ready();
+      const started = performance.now();
+      this.loading = { file, path: file.path };
+      let info: LoadInfo;
+      try {
+        info = await this.host.call<LoadInfo>(this.loadMessage(file.key, file.path, purpose), new AbortController().signal);
+      } catch (error) {
+        // llama.cpp refused the file without crashing: no use offering it again either.
+        if (error instanceof EngineError && error.failure === 'model_not_found') this.catalog.markBroken(file, error.message);
+        throw error;
+      } finally {
+        this.loading = undefined;
+      }
+      const entry = this.loaded.get(file.key) ?? { file, purposes: new Set(), lastUsed: 0, active: 0 };
+      entry.purposes.add(purpose);
+      entry.lastUsed = performance.now();
+      this.loaded.set(file.key, entry);
+      this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens)`);
+    });
+  }
+
+  /** Loads a file once in the child and unloads it: what a pull does before offering the file. */
+  private trialLoad(path: string): Promise<void> {
+    return this.loadLock.run(async () => {
+      this.loading = { path };
+      try {
+        await this.host.call<LoadInfo>(this.loadMessage(`validate:${++this.validations}`, path, 'validate'), new AbortController().signal);
+      } finally {
+        this.loading = undefined;
+      }
+    });
+  }
+
+  private loadMessage(key: string, path: string, purpose: LoadPurpose) {
+    return { op: 'load' as const, key, path, purpose, contextSize: this.options.contextSize, threads: this.options.threads };
+  }
+
+  /** Makes room before a load: drops older versions of the same file and the least recently used idle models. */
+  private async evict(incoming: ModelFile): Promise<void> {
+    const idle = [...this.loaded.values()].filter((e) => e.active === 0 && e.file.key !== incoming.key).sort((a, b) => a.lastUsed - b.lastUsed);
+    let excess = this.loaded.size + (this.loaded.has(incoming.key) ? 0 : 1) - MAX_LOADED_MODELS;
+    for (const entry of idle) {
+      const stale = entry.file.path === incoming.path;
+      if (!stale && excess <= 0) continue;
+      this.loaded.delete(entry.file.key);
+      excess--;
+      await this.host.call({ op: 'unload', key: entry.file.key }, new AbortController().signal).catch(() => {});
+    }
+  }
+
+  /** Counts a request on a loaded model (no unloading under it); returns the release. */
+  private use(file: ModelFile): () => void {
+    const entry = this.loaded.get(file.key);
+    if (entry) entry.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (entry) {
+        entry.active--;
+        entry.lastUsed = performance.now();
+      }
+    };
+  }
+
+  /** The child died on its own. Blame the file it was loading, or one that keeps crashing it. */
+  private crashed(description: string): void {
+    const loading = this.loading;
+    const busy = [...this.loaded.values()].filter((e) => e.active > 0).map((e) => e.file);
+    this.loaded.clear();
+    if (loading?.file) {
+      this.catalog.markBroken(loading.file, `loading it crashed llama.cpp (${description})`);
+      this.log('error', `${description} while loading model ${loading.file.id}; it is not offered again until the file changes`);
+      return;
+    }
+    if (loading) {
+      this.log('error', `${description} while trial-loading a pulled file; the file is refused`);
+      return;
+    }
+    if (busy.length === 1) {
+      const file = busy[0]!;
+      const count = (this.crashes.get(file.key) ?? 0) + 1;
+      this.crashes.set(file.key, count);
+      if (count >= CRASHES_BEFORE_BROKEN) this.catalog.markBroken(file, `it crashed llama.cpp ${count} times (${description})`);
+    }
+    this.log('error', `${description}; requests in flight failed, the next request starts a new process`);
+  }
+
+  /** The start phase (queue, load, first token) is bounded by timeoutMs as well as by the caller's signal. */
+  private deadline(signal: AbortSignal) {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => ((timedOut = true), controller.abort()), this.options.timeoutMs);
+    const onAbort = () => controller.abort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    return {
+      signal: controller.signal,
+      timedOut: () => timedOut,
+      clear: () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      },
+    };
+  }
+
+  private async withSignal<T>(work: Promise<T>, signal: AbortSignal, timedOut: () => boolean): Promise<T> {
+    const stop = () =>
+      timedOut()
+        ? new EngineError('timeout', `The local engine did not answer within ${this.options.timeoutMs} ms.`)
+        : new EngineError('aborted', 'The request was aborted.');
+    if (signal.aborted) {
+      work.catch(() => {});
+      throw stop();
+    }
+    let onAbort: () => void = () => {};
+    try {
+      return await Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(stop())), { once: true }))]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      work.catch(() => {}); // a load we stopped waiting for may still fail; nobody is listening
+    }
+  }
+}

@@ -1,0 +1,154 @@
+// The gateway's side of one chat generation in the child: a bounded queue of
+// chunks. The child may run at most WINDOW deltas ahead of the consumer; each
+// batch the consumer takes is credited back, so a stalled reader pauses llama.cpp
+// instead of growing memory here.
+import { EngineError, type ChatChunk } from '../types.js';
+import type { ChildHost, ChildListener, Outgoing } from './child-host.js';
+import type { ChildMessage } from './protocol.js';
+
+export const WINDOW = 16;
+
+export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
+  private readonly queue: ChatChunk[] = [];
+  private failure: EngineError | undefined;
+  private wake: (() => void) | undefined;
+  private id = 0;
+  /** The child has answered for good (end, error or exit). */
+  private settled = false;
+  private consumedSinceCredit = 0;
+  private started: { resolve: () => void; reject: (error: EngineError) => void } | undefined;
+  private stallTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly host: ChildHost,
+    private readonly signal: AbortSignal,
+    /**
+     * How long generation may stay paused on a full queue before it is cancelled:
+     * the model serves one generation at a time, so a reader that never reads (or a
+     * stream dropped without being closed) must not hold it forever.
+     */
+    private readonly stallMs: number,
+    /** Runs once, when the child is done with the request (so the model is idle again). */
+    private readonly onSettled: () => void,
+  ) {}
+
+  /**
+   * Sends the request and resolves once generation has started. `startSignal`
+   * bounds the wait (queue, load); `timedOut` says whether it was the deadline.
+   */
+  async open(message: Outgoing, startSignal: AbortSignal, timedOut: () => boolean): Promise<void> {
+    const onAbort = () => this.cancel(timedOut() ? new EngineError('timeout', 'The local engine did not start generating in time.') : aborted());
+    startSignal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        this.started = { resolve, reject };
+        if (startSignal.aborted) return onAbort();
+        this.host.open(message, this, startSignal).then(
+          (id) => {
+            this.id = id;
+            if (this.failure) this.host.post({ op: 'abort', id }); // cancelled while the child started
+          },
+          (error: unknown) => {
+            this.settle();
+            reject(error instanceof EngineError ? error : new EngineError('unreachable', String(error)));
+          },
+        );
+      });
+    } finally {
+      startSignal.removeEventListener('abort', onAbort);
+      this.started = undefined;
+    }
+    // From here on only the client's own signal cancels.
+    if (this.signal.aborted) this.cancel(aborted());
+    else this.signal.addEventListener('abort', () => this.cancel(aborted()), { once: true });
+  }
+
+  message(message: ChildMessage): void {
+    if (message.type === 'started') this.started?.resolve();
+    else if (message.type === 'delta') this.push({ type: 'delta', content: message.text });
+    else if (message.type === 'end') {
+      this.push({
+        type: 'end',
+        finishReason: message.finishReason,
+        usage: { promptTokens: message.promptTokens, completionTokens: message.completionTokens },
+      });
+      this.settle();
+    } else if (message.type === 'error') {
+      this.fail(new EngineError(message.failure, message.message));
+      this.settle();
+    }
+  }
+
+  exited(error: EngineError): void {
+    this.settled = true; // the host has already forgotten us
+    this.fail(error);
+    this.onSettled();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<ChatChunk> {
+    try {
+      for (;;) {
+        const chunk = this.queue.shift();
+        if (chunk) {
+          clearTimeout(this.stallTimer);
+          this.stallTimer = undefined;
+          if (chunk.type === 'delta') this.credit();
+          yield chunk;
+          if (chunk.type === 'end') return;
+          continue;
+        }
+        if (this.failure) throw this.failure;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+    } finally {
+      // The consumer stopped early (break, error): generation must stop too.
+      if (!this.settled) this.cancel(aborted());
+    }
+  }
+
+  private push(chunk: ChatChunk): void {
+    this.queue.push(chunk);
+    this.notify();
+    if (this.queue.length >= WINDOW && !this.stallTimer) {
+      this.stallTimer = setTimeout(() => this.cancel(new EngineError('timeout', `The stream's reader took nothing for ${this.stallMs} ms.`)), this.stallMs);
+      this.stallTimer.unref();
+    }
+  }
+
+  private credit(): void {
+    if (++this.consumedSinceCredit < WINDOW / 2) return;
+    this.host.post({ op: 'credit', id: this.id, n: this.consumedSinceCredit });
+    this.consumedSinceCredit = 0;
+  }
+
+  /** Our side gives up: tell the child, drop what is queued, fail the reader at once. */
+  private cancel(error: EngineError): void {
+    if (this.settled || this.failure) return;
+    if (this.id) this.host.post({ op: 'abort', id: this.id });
+    this.queue.length = 0;
+    clearTimeout(this.stallTimer);
+    this.fail(error);
+  }
+
+  private fail(error: EngineError): void {
+    this.failure ??= error;
+    this.started?.reject(this.failure);
+    this.notify();
+  }
+
+  private notify(): void {
+    this.wake?.();
+    this.wake = undefined;
+  }
+
+  private settle(): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.id) this.host.forget(this.id);
+    this.onSettled();
+  }
+}
+
+function aborted(): EngineError {
+  return new EngineError('aborted', 'The request was aborted.');
+}

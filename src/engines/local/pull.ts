@@ -1,0 +1,183 @@
+// Pulling a GGUF model from a URL into the models directory. The download goes to
+// `.partial/` (never listed), is checked (size cap, optional SHA-256, GGUF header,
+// a trial load in the llama.cpp child) and only then renamed into place, which is
+// atomic and replaces an older file of the same name only at that moment.
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Agent, request, type Dispatcher } from 'undici';
+import { EngineError, type PullProgress, type PullRequest } from '../types.js';
+import { PARTIAL_DIR, modelIdFromName, type ModelCatalog } from './catalog.js';
+import { checkGgufHeader } from './gguf-header.js';
+
+export interface PullDependencies {
+  catalog: ModelCatalog;
+  maxBytes: number;
+  timeoutMs: number;
+  checkUrl?: (url: URL) => Promise<void>;
+  log: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Loads the file once in the llama.cpp child; rejects when llama.cpp refuses it or dies on it. */
+  trialLoad: (file: string, signal: AbortSignal) => Promise<void>;
+}
+
+const MAX_REDIRECTS = 5;
+const PROGRESS_INTERVAL_MS = 100;
+const PROGRESS_BYTES = 1024 * 1024;
+/** A partial file untouched this long belongs to a pull that died with its process. */
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
+
+export async function* pullModel(pull: PullRequest, deps: PullDependencies): AsyncGenerator<PullProgress> {
+  const id = modelIdFromName(pull.model);
+  const expected = pull.sha256 === undefined ? undefined : parseSha256(pull.sha256);
+  const url = parseUrl(pull.url);
+  pull.signal.throwIfAborted();
+  await deps.catalog.ensureDir();
+  const partialDir = path.join(deps.catalog.dir, PARTIAL_DIR);
+  await mkdir(partialDir, { recursive: true });
+  await removeStalePartials(partialDir);
+
+  const partial = path.join(partialDir, `${id}.${randomUUID()}.partial`);
+  const agent = new Agent({ headersTimeout: deps.timeoutMs, bodyTimeout: deps.timeoutMs, connections: 1 });
+  const started = performance.now();
+  let placed = false;
+  try {
+    const response = await download(url, agent, deps, pull.signal);
+    const length = response.headers['content-length'];
+    const total = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : undefined;
+    if (total !== undefined && total > deps.maxBytes) {
+      throw new EngineError('rejected', `The file is ${total} bytes; the pull limit is ${deps.maxBytes} bytes.`);
+    }
+    yield progress(total, 0);
+
+    const hash = createHash('sha256');
+    let completed = 0;
+    const file = await open(partial, 'wx', 0o644);
+    try {
+      let lastAt = performance.now();
+      let lastBytes = 0;
+      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+        completed += chunk.length;
+        if (completed > deps.maxBytes) throw new EngineError('rejected', `The file is larger than the pull limit of ${deps.maxBytes} bytes.`);
+        hash.update(chunk);
+        await file.write(chunk);
+        const now = performance.now();
+        if (now - lastAt >= PROGRESS_INTERVAL_MS || completed - lastBytes >= PROGRESS_BYTES) {
+          lastAt = now;
+          lastBytes = completed;
+          yield progress(total, completed);
+        }
+      }
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    if (total !== undefined && completed !== total) {
+      throw new EngineError('upstream_error', `The download ended after ${completed} of ${total} bytes.`);
+    }
+    yield progress(total, completed);
+    const seconds = (performance.now() - started) / 1000;
+    deps.log('info', `pulled ${completed} bytes for local model ${id} in ${seconds.toFixed(2)} s (${(completed / 1048576 / seconds).toFixed(1)} MiB/s)`);
+
+    const digest = hash.digest('hex');
+    if (expected !== undefined) {
+      yield { status: 'verifying sha256 digest', digest: `sha256:${digest}` };
+      if (digest !== expected) throw new EngineError('rejected', `SHA-256 mismatch: expected ${expected}, the download is ${digest}.`);
+    }
+
+    yield { status: 'validating' };
+    const header = await checkGgufHeader(partial);
+    if (!header.ok) throw new EngineError('rejected', `The file is not a usable GGUF model: ${header.reason}.`);
+    await deps.trialLoad(partial, pull.signal).catch((error: unknown) => {
+      if (error instanceof EngineError && error.failure === 'aborted') throw error;
+      throw new EngineError('rejected', `The file was refused: ${(error as Error).message}`, { cause: error });
+    });
+
+    await rename(partial, deps.catalog.pathFor(id));
+    placed = true;
+    yield { status: 'success' };
+  } catch (error) {
+    throw asEngineError(error, pull.signal);
+  } finally {
+    if (!placed) await rm(partial, { force: true });
+    await agent.destroy().catch(() => {});
+  }
+}
+
+/** GETs the URL, following up to MAX_REDIRECTS redirects; every hop is checked first. */
+async function download(start: URL, agent: Agent, deps: PullDependencies, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    await deps.checkUrl?.(url);
+    const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { accept: '*/*' } });
+    const { statusCode } = response;
+    if (statusCode >= 300 && statusCode < 400 && statusCode !== 304) {
+      await response.body.dump();
+      const location = response.headers.location;
+      if (typeof location !== 'string') throw new EngineError('upstream_error', `The server answered HTTP ${statusCode} without a Location.`);
+      if (hop >= MAX_REDIRECTS) throw new EngineError('upstream_error', `More than ${MAX_REDIRECTS} redirects.`);
+      const next = parseUrl(new URL(location, url).toString());
+      if (url.protocol === 'https:' && next.protocol === 'http:') throw new EngineError('rejected', 'A redirect from https to http was refused.');
+      url = next;
+      continue;
+    }
+    if (statusCode !== 200) {
+      await response.body.dump();
+      throw new EngineError(statusCode >= 500 ? 'upstream_error' : 'rejected', `The download failed: ${safeUrl(url)} answered HTTP ${statusCode}.`, {
+        status: statusCode,
+      });
+    }
+    return response;
+  }
+}
+
+function progress(total: number | undefined, completed: number): PullProgress {
+  return total === undefined ? { status: 'downloading', completed } : { status: 'downloading', total, completed };
+}
+
+function parseUrl(value: string | undefined): URL {
+  if (!value) throw new EngineError('rejected', 'A pull into the local engine needs the URL of a GGUF file (`url`).');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new EngineError('rejected', 'The pull URL is not a valid URL.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EngineError('rejected', 'The pull URL must be http or https.');
+  if (url.username || url.password) throw new EngineError('rejected', 'The pull URL must not carry credentials.');
+  return url;
+}
+
+function parseSha256(value: string): string {
+  const hex = value.toLowerCase().replace(/^sha256:/, '');
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new EngineError('rejected', '`sha256` must be 64 hexadecimal digits.');
+  return hex;
+}
+
+/** For messages: no query string (signed URLs carry tokens there). */
+function safeUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+function asEngineError(error: unknown, signal: AbortSignal): EngineError {
+  if (signal.aborted) return new EngineError('aborted', 'The pull was aborted.');
+  if (error instanceof EngineError) return error;
+  const code = (error as { code?: string }).code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new EngineError('timeout', 'The download stalled.', { cause: error });
+  }
+  if (code.startsWith('E') || code.startsWith('UND_ERR')) {
+    return new EngineError('unreachable', `The download failed: ${(error as Error).message}`, { cause: error });
+  }
+  // checkUrl refusals and anything else unexpected: say what happened.
+  return new EngineError('rejected', `The pull failed: ${(error as Error).message}`, { cause: error });
+}
+
+async function removeStalePartials(dir: string): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!name.endsWith('.partial')) continue;
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > STALE_PARTIAL_MS) await rm(file, { force: true });
+  }
+}
+
