@@ -12,6 +12,7 @@ import { LastUsedRecorder } from './areas/auth/api-keys/last-used.js';
 import { AccessTokens } from './areas/auth/sessions/access-tokens.js';
 import { AccountStates } from './areas/auth/users/account-state.js';
 import { credentialResolver, type CredentialResolver } from './areas/auth/credentials.js';
+import { createLlmServices, type LlmServices } from './areas/llm/services.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -30,6 +31,8 @@ export interface AppContext {
     accounts: AccountStates;
     credentials: CredentialResolver;
   };
+  /** Compute nodes, the model router, usage recording (src/areas/llm/services.ts). */
+  llm: LlmServices;
   close(): Promise<void>;
 }
 
@@ -49,6 +52,8 @@ export async function createContext(
     const apiKeys = new ApiKeyValidator(db, secrets, bus, lastUsed, config.auth.keyCacheTtlSeconds * 1000);
     const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
     const accounts = new AccountStates(db, bus);
+    // Starts probing the compute nodes in the background; nothing here waits for them.
+    const llm = createLlmServices({ config, db, secrets, bus, log });
     return {
       config,
       db,
@@ -57,7 +62,10 @@ export async function createContext(
       failures,
       vector: migration.vector,
       auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
+      llm,
       async close() {
+        // Engines first (their in-flight work ends), then the usage they recorded is flushed, then the database goes.
+        await llm.close();
         await lastUsed.close();
         (failures as LocalFailureCounter).close();
         await db.close();

@@ -20,6 +20,7 @@ import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
+import { llmRoutes } from '../areas/llm/routes.js';
 import type { RouteSummary } from './fastify-types.js';
 
 export interface BuildOptions {
@@ -123,6 +124,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(userRoutes, { prefix: '/api/auth', ctx });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', ctx });
+    await areas.register(llmRoutes, { prefix: '/api/llm/v1', ctx });
   });
   return app;
 }

@@ -36,7 +36,8 @@ describe('auth tenants', () => {
   it('lets a platform admin create and list tenants', async () => {
     const created = await gw.request('POST', '/api/auth/tenants', { token: platformAdmin, json: { name: 'Globex' } });
     assert.equal(created.status, 201);
-    assert.deepEqual(Object.keys(created.body).sort(), ['createdAt', 'id', 'name', 'status', 'updatedAt']);
+    assert.deepEqual(Object.keys(created.body).sort(), ['createdAt', 'id', 'name', 'settings', 'status', 'updatedAt']);
+    assert.deepEqual(created.body.settings, { defaultModel: null, allowedModels: null, streamMetadataChoices: false });
     assert.match(created.body.id, /^ten_[0-9A-Z]{26}$/);
     assert.equal(created.body.name, 'Globex');
     assert.equal(created.body.status, 'active');
@@ -149,6 +150,57 @@ describe('auth tenants', () => {
     const enabled = await gw.request('PATCH', tenantPath(c.tenantId), { token: platformAdmin, json: { status: 'active' } });
     assert.equal(enabled.body.status, 'active');
     assert.deepEqual(await works(), [200, 200, 200]);
+  });
+
+  it('lets a tenant admin set the llm settings, and nobody else but a platform admin', async () => {
+    const path = tenantPath(tenantB);
+    const set = await gw.request('PATCH', path, { token: adminB, json: { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true } });
+    assert.equal(set.status, 200, set.text);
+    assert.deepEqual(set.body.settings, { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true });
+    assert.deepEqual((await gw.request('GET', path, { token: platformAdmin })).body.settings, set.body.settings);
+    assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), set.body.settings, 'the router sees the change at once');
+
+    // Fields left out stay as they are; null clears.
+    const partial = await gw.request('PATCH', path, { token: adminB, json: { allowedModels: null } });
+    assert.deepEqual(partial.body.settings, { defaultModel: 'llama-3', allowedModels: null, streamMetadataChoices: true });
+    const byPlatform = await gw.request('PATCH', path, { token: platformAdmin, json: { defaultModel: null, streamMetadataChoices: false } });
+    assert.equal(byPlatform.status, 200);
+    assert.deepEqual(byPlatform.body.settings, { defaultModel: null, allowedModels: null, streamMetadataChoices: false });
+    assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), byPlatform.body.settings);
+
+    assert.equal((await gw.request('PATCH', path, { token: adminA, json: { defaultModel: 'x' } })).status, 404);
+    assert.equal((await gw.request('PATCH', tenantPath(tenantA), { token: memberA, json: { defaultModel: 'x' } })).status, 403);
+    assert.equal((await gw.request('PATCH', tenantPath(tenantA), { apiKey: apiKeyA, json: { allowedModels: [] } })).status, 403);
+    assert.deepEqual((await gw.request('GET', path, { token: platformAdmin })).body.settings, byPlatform.body.settings);
+  });
+
+  it('rejects malformed llm settings with 400 naming the field', async () => {
+    const cases: [unknown, string][] = [
+      [{ defaultModel: '' }, 'defaultModel'],
+      [{ defaultModel: 'x'.repeat(201) }, 'defaultModel'],
+      [{ defaultModel: 7 }, 'defaultModel'],
+      [{ allowedModels: 'llama' }, 'allowedModels'],
+      [{ allowedModels: ['a', 'a'] }, 'allowedModels'],
+      [{ allowedModels: ['ok', ''] }, 'allowedModels[1]'],
+      [{ allowedModels: [42] }, 'allowedModels[0]'],
+      [{ allowedModels: Array.from({ length: 501 }, (_, i) => `m${i}`) }, 'allowedModels'],
+      [{ streamMetadataChoices: 'yes' }, 'streamMetadataChoices'],
+      [{ defaultModel: 'c', allowedModels: ['a', 'b'] }, 'defaultModel'],
+    ];
+    for (const [json, field] of cases) {
+      const response = await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json });
+      assert.equal(response.status, 400, JSON.stringify(json).slice(0, 80));
+      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), response.text.slice(0, 300));
+    }
+    // An allow list that drops the current default is refused too.
+    assert.equal((await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { defaultModel: 'a' } })).status, 200);
+    const dropping = await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { allowedModels: ['b'] } });
+    assert.equal(dropping.status, 400);
+    assert.equal(dropping.body.errors[0].field, 'allowedModels');
+    const allowed = Array.from({ length: 500 }, (_, i) => `m${i}`).concat();
+    allowed[0] = 'a';
+    assert.equal((await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { allowedModels: allowed } })).status, 200);
+    assert.equal((await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { defaultModel: null, allowedModels: null } })).status, 200);
   });
 
   it('rejects malformed input with 400 naming the field', async () => {

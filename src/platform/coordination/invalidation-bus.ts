@@ -5,7 +5,9 @@
 export type Invalidation =
   | { kind: 'apiKey'; id: string }
   | { kind: 'user'; id: string }
-  | { kind: 'tenant'; id: string };
+  | { kind: 'tenant'; id: string }
+  /** A compute node was added, changed or removed: routers reload their node list. */
+  | { kind: 'computeNode'; id: string };
 
 export type InvalidationHandler = (event: Invalidation) => void;
 

@@ -24,12 +24,20 @@ export const tenantRepository = {
     return row!;
   },
 
-  async update(q: Queryable, id: string, patch: { name?: string; status?: TenantRow['status'] }) {
+  /** `settings` is merged into the stored object key by key (other areas keep their own keys there). */
+  async update(q: Queryable, id: string, patch: { name?: string; status?: TenantRow['status']; settings?: Record<string, unknown> }) {
     const [row] = await q.query<TenantRow>(
-      'UPDATE tenants SET name = COALESCE($2, name), status = COALESCE($3, status), updated_at = now() WHERE id = $1 RETURNING *',
-      [id, patch.name ?? null, patch.status ?? null],
+      `UPDATE tenants SET name = COALESCE($2, name), status = COALESCE($3, status),
+         settings = settings || COALESCE($4::jsonb, '{}'::jsonb), updated_at = now()
+       WHERE id = $1 RETURNING *`,
+      [id, patch.name ?? null, patch.status ?? null, patch.settings ? JSON.stringify(patch.settings) : null],
     );
     return row;
+  },
+
+  async settings(q: Queryable, id: string) {
+    const [row] = await q.query<Pick<TenantRow, 'settings'>>('SELECT settings FROM tenants WHERE id = $1', [id]);
+    return row?.settings;
   },
 
   async count(q: Queryable) {

@@ -6,11 +6,14 @@ import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
 import { requirePlatformAdmin, requireTenantAdmin } from '../../guard.js';
 import { tenantRepository, type TenantRow } from './repository.js';
+import { llmSettingsFrom, mergeLlmSettings, type LlmSettingsPatch, type TenantLlmSettings } from './settings.js';
 
 export interface Tenant {
   id: string;
   name: string;
   status: TenantRow['status'];
+  /** The tenant's llm settings (what `model: "auto"` means, which models it may use, stream compatibility). */
+  settings: TenantLlmSettings;
   createdAt: string;
   updatedAt: string;
 }
@@ -24,6 +27,7 @@ export const toTenant = (row: TenantRow): Tenant => ({
   id: row.id,
   name: row.name,
   status: row.status,
+  settings: llmSettingsFrom(row.settings),
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
@@ -65,7 +69,7 @@ export async function getTenant(q: Queryable, principal: Principal, tenantId: st
   return toTenant(await administeredTenant(q, principal, tenantId));
 }
 
-export interface TenantPatch {
+export interface TenantPatch extends LlmSettingsPatch {
   name?: string;
   status?: TenantRow['status'];
 }
@@ -85,10 +89,16 @@ export async function updateTenant(deps: TenantDeps, principal: Principal, tenan
     }
   }
   const name = patch.name?.trim();
-  if (name === undefined && patch.status === undefined) return toTenant(current);
+  const settingsChanged = patch.defaultModel !== undefined || patch.allowedModels !== undefined || patch.streamMetadataChoices !== undefined;
+  const settings = settingsChanged ? mergeLlmSettings(llmSettingsFrom(current.settings), patch) : undefined;
+  if (name === undefined && patch.status === undefined && !settings) return toTenant(current);
   let row: TenantRow | undefined;
   try {
-    row = await tenantRepository.update(deps.db, tenantId, { ...(name !== undefined ? { name } : {}), ...(patch.status ? { status: patch.status } : {}) });
+    row = await tenantRepository.update(deps.db, tenantId, {
+      ...(name !== undefined ? { name } : {}),
+      ...(patch.status ? { status: patch.status } : {}),
+      ...(settings ? { settings: { ...settings } } : {}),
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName(name ?? '');
     throw error;
@@ -96,6 +106,7 @@ export async function updateTenant(deps: TenantDeps, principal: Principal, tenan
   if (!row) throw notFound('Tenant');
   // Keys and sessions of a disabled tenant stop working on the next request, here
   // and (through the bus) on every replica; re-enabling restores them the same way.
-  if (patch.status !== undefined && patch.status !== current.status) await deps.bus.publish({ kind: 'tenant', id: tenantId });
+  // The llm router's cached settings for the tenant drop on the same event.
+  if ((patch.status !== undefined && patch.status !== current.status) || settings) await deps.bus.publish({ kind: 'tenant', id: tenantId });
   return toTenant(row);
 }

@@ -21,7 +21,12 @@ export interface AvailableModel {
 export interface Lease {
   node: NodeView;
   engine: Engine;
-  /** Call exactly once, when the response has finished (after a stream's last frame). */
+  /**
+   * Call exactly once, when the response has finished (after a stream's last frame).
+   * `failed`: the engine failed (mid-stream death, garbage): counts towards the
+   * node's cooldown. A client going away is not the node's fault: `ok`.
+   * Later calls are ignored.
+   */
   release(outcome: 'ok' | 'failed'): void;
 }
 
@@ -56,4 +61,9 @@ export interface ModelRouter {
   dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }>;
   /** The node a tenant admin pulls models into for `engine` (403/404/503 as AppError when none). */
   pullTarget(tenantId: string, engine: EngineKind): Promise<Lease>;
+  /**
+   * Probes the node now (or every node without an id) and takes its fresh model
+   * list, e.g. right after a pull, so the new model is usable at once.
+   */
+  refresh(nodeId?: string): Promise<void>;
 }

@@ -1,0 +1,190 @@
+// The ModelRouter (see types.ts): models → the healthy nodes serving them for the
+// caller's tenant, least outstanding requests first, bounded failover before the
+// handler has sent anything, cooldown of nodes that keep failing. Everything on
+// the request path is in memory: node state here, tenant settings in their cache.
+import { EngineError, type EngineKind } from '../../../engines/types.js';
+import { AppError, validation } from '../../../platform/errors.js';
+import type { NodeRuntime } from './node-runtime.js';
+import type { NodeRegistry } from './registry.js';
+import type { TenantSettingsCache } from './tenant-settings.js';
+import type { AvailableModel, Lease, ModelRouter, TenantLlmSettings } from './types.js';
+
+export interface RouterOptions {
+  maxAttempts: number;
+  /** Retry-After when no cooldown end is known: the next health check. */
+  healthIntervalSeconds: number;
+}
+
+const AUTO = 'auto';
+
+export class Router implements ModelRouter {
+  private rotation = 0;
+
+  constructor(
+    private readonly registry: NodeRegistry,
+    private readonly tenants: TenantSettingsCache,
+    private readonly options: RouterOptions,
+  ) {}
+
+  async settings(tenantId: string): Promise<TenantLlmSettings> {
+    return this.tenants.get(tenantId);
+  }
+
+  async availableModels(tenantId: string): Promise<AvailableModel[]> {
+    await this.registry.whenReady();
+    return this.available(tenantId, await this.tenants.get(tenantId));
+  }
+
+  async resolveModel(tenantId: string, requested: string): Promise<string> {
+    await this.registry.whenReady();
+    const settings = await this.tenants.get(tenantId);
+    if (requested !== AUTO) {
+      this.check(tenantId, settings, requested);
+      return requested;
+    }
+    if (settings.defaultModel !== null) {
+      // The tenant's own choice: if its nodes are down that is an outage, not the caller's mistake.
+      if (!this.nodesFor(tenantId, settings.defaultModel).some((n) => n.routable && n.serves(settings.defaultModel!))) {
+        throw this.unavailable(tenantId, settings.defaultModel, `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`);
+      }
+      return settings.defaultModel;
+    }
+    const first = this.available(tenantId, settings)[0];
+    if (!first) throw this.unavailable(tenantId, undefined, 'No model is available to this tenant right now: no healthy compute node serves one. Retry later.');
+    return first.id;
+  }
+
+  async dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }> {
+    const resolved = await this.resolveModel(tenantId, model);
+    const tried = new Set<NodeRuntime>();
+    let failed = 0;
+    let missing = 0;
+    let lastFailure: EngineError | undefined;
+    for (let n = 0; n < this.options.maxAttempts; n++) {
+      const node = this.pick(tenantId, resolved, tried);
+      if (!node) break;
+      tried.add(node);
+      const lease = this.lease(node);
+      try {
+        return { value: await attempt(lease), lease };
+      } catch (error) {
+        if (!(error instanceof EngineError) || (!error.retryable && error.failure !== 'model_not_found')) {
+          lease.settle('neutral');
+          throw error;
+        }
+        if (error.failure === 'model_not_found') {
+          // Not the node's fault: it just does not have the model (any more). Stop sending it there until it lists it again.
+          node.models = node.models.filter((m) => m.id !== resolved);
+          lease.settle('neutral');
+          missing++;
+        } else {
+          lease.settle('failed', `${error.failure}: ${error.message}`);
+          failed++;
+          lastFailure = error;
+        }
+      }
+    }
+    if (failed === 0 && missing > 0) {
+      throw this.unavailable(tenantId, resolved, `Model "${resolved}" is not loaded on any node that serves this tenant. Pull or load it there, then retry.`);
+    }
+    if (tried.size === 0) throw this.unavailable(tenantId, resolved, `No healthy compute node serves model "${resolved}" right now. Retry later.`);
+    const why = lastFailure ? ` (last failure: ${lastFailure.failure})` : '';
+    throw this.unavailable(tenantId, resolved, `Model "${resolved}" is unavailable: ${tried.size} compute node(s) failed to answer${why}. Retry later.`);
+  }
+
+  async pullTarget(tenantId: string, engine: EngineKind): Promise<Lease> {
+    if (engine === 'openai') throw new AppError('NOT_FOUND', 'OpenAI-compatible nodes cannot pull models; pull into "ollama" or "local".');
+    await this.registry.whenReady();
+    const nodes = this.registry.nodes().filter((n) => n.definition.engine === engine && n.definition.enabled && n.visibleTo(tenantId) && !n.stale && !n.retired);
+    if (nodes.length === 0) {
+      throw new AppError('NOT_FOUND', engine === 'local' ? 'The local engine is turned off on this server.' : 'No Ollama compute node serves this tenant.');
+    }
+    const healthy = nodes.filter((n) => n.routable);
+    if (healthy.length === 0) {
+      throw new AppError('SERVICE_UNAVAILABLE', `No healthy ${engine} compute node can take the pull right now. Retry later.`, { retryAfterSeconds: this.retryAfter(nodes) });
+    }
+    // The tenant's own node first: pulling into a shared node fills a disk other tenants share.
+    const own = healthy.filter((n) => n.definition.tenantIds.length === 1 && n.definition.tenantIds[0] === tenantId);
+    return this.lease(this.leastBusy(own.length > 0 ? own : healthy));
+  }
+
+  refresh(nodeId?: string): Promise<void> {
+    return this.registry.refresh(nodeId);
+  }
+
+  private available(tenantId: string, settings: TenantLlmSettings): AvailableModel[] {
+    const allowed = settings.allowedModels ? new Set(settings.allowedModels) : undefined;
+    const models = new Map<string, AvailableModel>();
+    for (const node of this.registry.nodes()) {
+      if (!node.routable || !node.visibleTo(tenantId)) continue;
+      for (const m of node.models) {
+        if (models.has(m.id) || (allowed && !allowed.has(m.id))) continue;
+        models.set(m.id, { id: m.id, created: node.firstSeen.get(m.id) ?? 0, ownedBy: m.ownedBy ?? node.definition.engine });
+      }
+    }
+    return [...models.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** Nodes visible to the tenant that have listed `model` at some point. */
+  private nodesFor(tenantId: string, model: string): NodeRuntime[] {
+    return this.registry.nodes().filter((n) => n.visibleTo(tenantId) && n.everListed.has(model));
+  }
+
+  /** 400 for a model the tenant cannot name; 503 for one it can, with no healthy node now. */
+  private check(tenantId: string, settings: TenantLlmSettings, model: string): void {
+    const unknown = () => validation('model', `unknown model "${model}"; GET /api/llm/v1/models lists the models available to you`);
+    if (settings.allowedModels && !settings.allowedModels.includes(model)) throw unknown();
+    const nodes = this.nodesFor(tenantId, model);
+    if (nodes.length === 0) throw unknown();
+    if (!nodes.some((n) => n.routable && n.serves(model))) {
+      const loaded = nodes.some((n) => n.routable);
+      throw this.unavailable(
+        tenantId,
+        model,
+        loaded
+          ? `Model "${model}" is not loaded on any node that serves this tenant. Pull or load it there, then retry.`
+          : `No healthy compute node serves model "${model}" right now. Retry later.`,
+      );
+    }
+  }
+
+  private pick(tenantId: string, model: string, tried: Set<NodeRuntime>): NodeRuntime | undefined {
+    const candidates = this.registry.nodes().filter((n) => n.routable && !tried.has(n) && n.visibleTo(tenantId) && n.serves(model));
+    return candidates.length === 0 ? undefined : this.leastBusy(candidates);
+  }
+
+  /** Fewest outstanding requests; ties take turns, so equal nodes share the load. */
+  private leastBusy(nodes: NodeRuntime[]): NodeRuntime {
+    let least = Infinity;
+    for (const n of nodes) least = Math.min(least, n.outstanding);
+    const ties = nodes.filter((n) => n.outstanding === least);
+    return ties[this.rotation++ % ties.length]!;
+  }
+
+  private lease(node: NodeRuntime): Lease & { settle(outcome: 'ok' | 'failed' | 'neutral', reason?: string): void } {
+    node.outstanding++;
+    let settled = false;
+    const settle = (outcome: 'ok' | 'failed' | 'neutral', reason?: string) => {
+      if (settled) return;
+      settled = true;
+      node.outstanding--;
+      if (outcome === 'ok') this.registry.recordSuccess(node);
+      if (outcome === 'failed') this.registry.recordFailure(node, reason ?? 'the response failed');
+      this.registry.released(node);
+    };
+    return { node: node.view, engine: node.engine, release: (outcome) => settle(outcome), settle };
+  }
+
+  private unavailable(tenantId: string, model: string | undefined, detail: string): AppError {
+    const nodes = model === undefined ? this.registry.nodes().filter((n) => n.visibleTo(tenantId)) : this.nodesFor(tenantId, model);
+    return new AppError('SERVICE_UNAVAILABLE', detail, { retryAfterSeconds: this.retryAfter(nodes) });
+  }
+
+  /** The soonest a cooled-down node is probed again, else the next health check. */
+  private retryAfter(nodes: readonly NodeRuntime[]): number {
+    const now = Date.now();
+    let seconds = this.options.healthIntervalSeconds;
+    for (const n of nodes) if (n.status === 'cooldown') seconds = Math.min(seconds, Math.ceil((n.cooldownUntil - now) / 1000));
+    return Math.max(1, seconds);
+  }
+}

@@ -1,0 +1,98 @@
+// The llm area's long-lived parts, built once per process by the composition root:
+// the node registry and its health loop, the router over it, the usage recorder.
+import type { Config } from '../../platform/config.js';
+import type { Database } from '../../platform/db/database.js';
+import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
+import type { Secrets } from '../../platform/secrets.js';
+import { createEngine } from '../../engines/index.js';
+import type { Engine } from '../../engines/types.js';
+import { UsageRecorder } from './usage/recorder.js';
+import { NodeRegistry } from './router/registry.js';
+import { Router } from './router/router.js';
+import { TenantSettingsCache } from './router/tenant-settings.js';
+import type { NodeDefinition } from './router/node-runtime.js';
+import type { ModelRouter } from './router/types.js';
+import { computeNodeRepository } from './nodes/repository.js';
+import { definitionFromRow, staticNodeDefinitions } from './nodes/definitions.js';
+import { checkOutboundUrl, denyListFrom } from './nodes/url-guard.js';
+
+export interface LlmServices {
+  /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
+  router: ModelRouter;
+  /** Per-request usage, written in batches off the request path. */
+  usage: UsageRecorder;
+  /** The nodes and their health, for the nodes API; reloads itself on `computeNode` invalidations. */
+  nodes: NodeRegistry;
+  /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
+  checkUrl(url: string): Promise<URL>;
+  /** Stops the health loop, closes every engine (and the local child), flushes usage. */
+  close(): Promise<void>;
+}
+
+export interface LlmDeps {
+  config: Config;
+  db: Database;
+  secrets: Secrets;
+  bus: InvalidationBus;
+  log: (message: string) => void;
+}
+
+// A probe is a model list: it should answer in well under this on any live node.
+const MAX_PROBE_TIMEOUT_MS = 5000;
+
+export function createLlmServices({ config, db, secrets, bus, log }: LlmDeps): LlmServices {
+  const llm = config.llm;
+  const deny = denyListFrom(llm.nodeDenyCidrs);
+  const checkUrl = (url: string) => checkOutboundUrl(url, deny);
+
+  const engineFor = (node: NodeDefinition): Engine => {
+    if (node.engine === 'local') {
+      return createEngine({
+        kind: 'local',
+        options: {
+          modelsDir: llm.modelsDir,
+          threads: llm.localThreads,
+          contextSize: llm.localContextSize,
+          timeoutMs: llm.upstreamTimeoutMs,
+          pullMaxBytes: llm.pullMaxBytes,
+          // Model downloads (and each redirect hop) obey the same deny list as node URLs.
+          checkUrl: async (url: URL) => {
+            await checkUrl(url.href);
+          },
+          onLog: (level, message) => log(`local engine ${level}: ${message}`),
+        },
+      });
+    }
+    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs } });
+  };
+
+  const nodes = new NodeRegistry({
+    staticNodes: staticNodeDefinitions(llm, new Date()),
+    loadApiNodes: async () => (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, log)),
+    createEngine: engineFor,
+    checkUrl: async (node) => {
+      await checkUrl(node.url!);
+    },
+    bus,
+    healthIntervalMs: llm.healthIntervalSeconds * 1000,
+    probeTimeoutMs: Math.min(llm.upstreamTimeoutMs, MAX_PROBE_TIMEOUT_MS),
+    failuresBeforeCooldown: llm.failuresBeforeCooldown,
+    cooldownMs: llm.cooldownSeconds * 1000,
+    log,
+  });
+  const tenants = new TenantSettingsCache(db, bus);
+  const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
+  const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log(`usage records not written yet (kept for the next flush): ${error.message}`));
+
+  return {
+    router,
+    usage,
+    nodes,
+    checkUrl,
+    async close() {
+      tenants.close();
+      await nodes.close();
+      await usage.close();
+    },
+  };
+}
