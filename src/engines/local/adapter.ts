@@ -41,6 +41,12 @@ const MAX_LOADED_MODELS = 2;
 /** Crashes while serving (not loading) a model before it is taken for broken. */
 const CRASHES_BEFORE_BROKEN = 2;
 
+interface Deadline {
+  signal: AbortSignal;
+  timedOut: () => boolean;
+  clear: () => void;
+}
+
 interface Loaded {
   file: ModelFile;
   purposes: Set<LoadPurpose>;
@@ -93,8 +99,7 @@ export class LocalEngine implements Engine {
     const file = await this.catalog.resolve(request.model);
     const deadline = this.deadline(request.signal);
     try {
-      await this.withSignal(this.ensureLoaded(file, 'chat'), deadline.signal, deadline.timedOut);
-      const release = this.use(file);
+      const release = await this.acquire(file, 'chat', deadline);
       const stream = new ChatStream(this.host, request.signal, this.options.timeoutMs, release);
       const { messages, maxTokens, temperature } = request;
       await stream.open({ op: 'chat', key: file.key, messages, maxTokens, temperature, window: WINDOW }, deadline.signal, deadline.timedOut);
@@ -109,8 +114,7 @@ export class LocalEngine implements Engine {
     const file = await this.catalog.resolve(request.model);
     const deadline = this.deadline(request.signal);
     try {
-      await this.withSignal(this.ensureLoaded(file, 'embed'), deadline.signal, deadline.timedOut);
-      const release = this.use(file);
+      const release = await this.acquire(file, 'embed', deadline);
       try {
         return await this.withSignal(this.host.call<number[][]>({ op: 'embed', key: file.key, input: request.input }, deadline.signal), deadline.signal, deadline.timedOut);
       } finally {
@@ -137,35 +141,48 @@ export class LocalEngine implements Engine {
     this.loaded.clear();
   }
 
-  /** Loads the model for `purpose` unless the child already has it. Not cancellable: a load always finishes (or crashes). */
-  private ensureLoaded(file: ModelFile, purpose: LoadPurpose): Promise<void> {
+  /**
+   * The model loaded for `purpose` and counted as in use (so it is not unloaded
+   * under the request); resolves with the release. Waiting is bounded by the
+   * deadline, the load itself is not: it always finishes (or crashes the child).
+   */
+  private async acquire(file: ModelFile, purpose: LoadPurpose, deadline: Deadline): Promise<() => void> {
     const current = this.loaded.get(file.key);
-    if (current?.purposes.has(purpose)) {
-      current.lastUsed = performance.now();
-      return Promise.resolve();
-    }
-    return this.loadLock.run(async () => {
-      if (this.loaded.get(file.key)?.purposes.has(purpose)) return;
-      await this.evict(file);
-      await this.host.ready();
-      const started = performance.now();
-      this.loading = { file, path: file.path };
-      let info: LoadInfo;
-      try {
-        info = await this.host.call<LoadInfo>(this.loadMessage(file.key, file.path, purpose), new AbortController().signal);
-      } catch (error) {
-        // llama.cpp refused the file without crashing: no use offering it again either.
-        if (error instanceof EngineError && error.failure === 'model_not_found') this.catalog.markBroken(file, error.message);
-        throw error;
-      } finally {
-        this.loading = undefined;
-      }
-      const entry = this.loaded.get(file.key) ?? { file, purposes: new Set(), lastUsed: 0, active: 0 };
-      entry.purposes.add(purpose);
-      entry.lastUsed = performance.now();
-      this.loaded.set(file.key, entry);
-      this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens)`);
+    if (current?.purposes.has(purpose)) return this.use(file);
+    const loaded = this.loadLock.run(async () => {
+      await this.ensureLoaded(file, purpose);
+      return this.use(file); // still under the lock: no eviction in between
     });
+    try {
+      return await this.withSignal(loaded, deadline.signal, deadline.timedOut);
+    } catch (error) {
+      loaded.then((release) => release(), () => {});
+      throw error;
+    }
+  }
+
+  /** Runs under the load lock. */
+  private async ensureLoaded(file: ModelFile, purpose: LoadPurpose): Promise<void> {
+    if (this.loaded.get(file.key)?.purposes.has(purpose)) return;
+    await this.evict(file);
+    await this.host.ready();
+    const started = performance.now();
+    this.loading = { file, path: file.path };
+    let info: LoadInfo;
+    try {
+      info = await this.host.call<LoadInfo>(this.loadMessage(file.key, file.path, purpose), new AbortController().signal);
+    } catch (error) {
+      // llama.cpp refused the file without crashing: no use offering it again either.
+      if (error instanceof EngineError && error.failure === 'model_not_found') this.catalog.markBroken(file, error.message);
+      throw error;
+    } finally {
+      this.loading = undefined;
+    }
+    const entry = this.loaded.get(file.key) ?? { file, purposes: new Set(), lastUsed: 0, active: 0 };
+    entry.purposes.add(purpose);
+    entry.lastUsed = performance.now();
+    this.loaded.set(file.key, entry);
+    this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens)`);
   }
 
   /** Loads a file once in the child and unloads it: what a pull does before offering the file. */
@@ -236,7 +253,7 @@ export class LocalEngine implements Engine {
   }
 
   /** The start phase (queue, load, first token) is bounded by timeoutMs as well as by the caller's signal. */
-  private deadline(signal: AbortSignal) {
+  private deadline(signal: AbortSignal): Deadline {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => ((timedOut = true), controller.abort()), this.options.timeoutMs);

@@ -60,8 +60,10 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
     }
     // From here on only the client's own signal cancels.
     if (this.signal.aborted) this.cancel(aborted());
-    else this.signal.addEventListener('abort', () => this.cancel(aborted()), { once: true });
+    else if (!this.settled) this.signal.addEventListener('abort', this.onClientAbort, { once: true });
   }
+
+  private readonly onClientAbort = () => this.cancel(aborted());
 
   message(message: ChildMessage): void {
     if (message.type === 'started') this.started?.resolve();
@@ -80,7 +82,9 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
   }
 
   exited(error: EngineError): void {
+    if (this.settled) return;
     this.settled = true; // the host has already forgotten us
+    this.signal.removeEventListener('abort', this.onClientAbort);
     this.fail(error);
     this.onSettled();
   }
@@ -144,6 +148,8 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
   private settle(): void {
     if (this.settled) return;
     this.settled = true;
+    this.signal.removeEventListener('abort', this.onClientAbort);
+    clearTimeout(this.stallTimer);
     if (this.id) this.host.forget(this.id);
     this.onSettled();
   }

@@ -184,10 +184,7 @@ async function chat(message: Extract<ParentMessage, { op: 'chat' }>, run: Runnin
 
 function waitForCredit(run: Running): Promise<void> | undefined {
   if (run.outstanding < run.window || run.controller.signal.aborted) return undefined;
-  return new Promise((resolve) => {
-    run.wake = resolve;
-    run.controller.signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  return new Promise((resolve) => (run.wake = resolve)); // a credit or the abort wakes it
 }
 
 async function embed(message: Extract<ParentMessage, { op: 'embed' }>, run: Running): Promise<number[][]> {
@@ -229,6 +226,7 @@ async function handle(message: ParentMessage): Promise<void> {
     return;
   }
   const run: Running = { controller: new AbortController(), outstanding: 0, window: message.op === 'chat' ? message.window : 0 };
+  run.controller.signal.addEventListener('abort', () => run.wake?.(), { once: true });
   running.set(message.id, run);
   try {
     if (message.op === 'load') send({ type: 'result', id: message.id, value: await load(message) });
