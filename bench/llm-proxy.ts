@@ -78,9 +78,9 @@ function gatewayPath(name: PathName, gateway: GatewayChild): Path {
   };
 }
 
-async function upstreamChats(upstream: Child<{ url: string }>): Promise<number> {
-  const stats = (await (await fetch(`${upstream.info.url}/bench/stats`)).json()) as { chat: number; stream: number };
-  return stats.chat + stats.stream;
+async function upstreamStats(upstream: Child<{ url: string }>): Promise<{ requests: number; connections: number }> {
+  const stats = (await (await fetch(`${upstream.info.url}/bench/stats`)).json()) as { chat: number; stream: number; connections: number };
+  return { requests: stats.chat + stats.stream, connections: stats.connections };
 }
 
 async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: string }>): Promise<SaturationRow> {
@@ -88,22 +88,28 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
   if (WARMUP > 0) await saturate(target, CONNECTIONS, WARMUP);
   await settle();
   const pids: Record<string, number> = { upstream: upstream.pid, ...(p.proxyPid ? { proxy: p.proxyPid } : {}) };
-  const upstreamBefore = await upstreamChats(upstream);
+  const before = await upstreamStats(upstream);
   const { value, cpuMs } = await measureCpu(pids, async () => {
     const result = await saturate(target, CONNECTIONS, DURATION);
     // Requests still in flight when autocannon stopped finish inside the window.
     await settle();
     return result;
   });
-  const upstreamServed = (await upstreamChats(upstream)) - upstreamBefore;
-  // One upstream request per client request: a proxy that retried would show more.
-  if (upstreamServed > value.requests + CONNECTIONS) console.log(`  note: ${target.name}: the upstream served ${upstreamServed} requests for ${value.requests} answered`);
+  const after = await upstreamStats(upstream);
+  const upstreamRequests = after.requests - before.requests;
+  const upstreamConnections = after.connections - before.connections;
+  // One upstream request per client request (a proxy that retried would show more),
+  // over kept-alive connections (a proxy that closes them shows one per request).
+  if (upstreamRequests > value.requests + CONNECTIONS) console.log(`  note: ${target.name}: the upstream served ${upstreamRequests} requests for ${value.requests} answered`);
+  if (upstreamConnections > CONNECTIONS * 2) console.log(`  note: ${target.name}: the upstream accepted ${upstreamConnections} new connections for ${value.requests} requests`);
   const row: SaturationRow = {
     ...value,
     path: p.name,
     mode,
     proxyCpuMsPerRequest: cpuMs.proxy === undefined ? null : cpuMs.proxy / value.requests,
     upstreamCpuMsPerRequest: cpuMs.upstream! / value.requests,
+    upstreamRequests,
+    upstreamConnections,
   };
   console.log(`  ${target.name}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, proxy CPU ${row.proxyCpuMsPerRequest === null ? '–' : fmt(row.proxyCpuMsPerRequest, 3)} ms/req`);
   return row;

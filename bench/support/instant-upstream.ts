@@ -3,8 +3,9 @@
 // POST /v1/chat/completions answers JSON, or (stream: true) every SSE frame in one
 // write: the role frame, one frame per token, the finish frame, the usage frame when
 // stream_options.include_usage asks for it, and [DONE]. GET /v1/models lists the one
-// model. GET /bench/stats counts the chat requests served (to check that the
-// gateway sends exactly one upstream request per client request).
+// model. GET /bench/stats counts the chat requests served and the connections
+// accepted (a proxy should send one upstream request per client request, over
+// connections it keeps alive).
 import http from 'node:http';
 import { announceReady } from './children.js';
 import { BENCH_MODEL, PROMPT_TOKENS, REPLY_TOKENS } from './fixtures.js';
@@ -38,7 +39,7 @@ const streamAnswerWithUsage = Buffer.from(`${streamFrames}${frame([], { usage })
 
 const modelList = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: BENCH_MODEL, object: 'model', created, owned_by: 'bench' }] }));
 
-const served = { chat: 0, stream: 0, models: 0 };
+const served = { chat: 0, stream: 0, models: 0, connections: 0 };
 
 function chat(req: http.IncomingMessage, res: http.ServerResponse): void {
   const chunks: Buffer[] = [];
@@ -79,6 +80,7 @@ const server = http.createServer((req, res) => {
   req.resume();
   res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
 });
+server.on('connection', () => served.connections++);
 server.keepAliveTimeout = 120_000;
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as { port: number };
