@@ -1,5 +1,42 @@
-// Placeholder until the chat handlers land (same session); registered by src/areas/llm/routes.ts.
+// POST /api/llm/v1/chat/completions (spec 2.5, 2.6, 6.1): OpenAI-shaped chat for
+// API keys and signed-in users. The router picks the node; this file only turns
+// the request into an engine call and the engine's answer into the spec's shape.
+// Prompts and completions are never logged.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
+import { principalOf } from '../../guard.js';
+import { problems } from '../../schemas.js';
+import { ChatCall, type ChatDeps } from './call.js';
+import { completeJson, failureStatus } from './complete.js';
+import { completeStream } from './stream.js';
+import { ChatCompletion, ChatCompletionBody } from './schemas.js';
 
-export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async () => {};
+export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+  const deps: ChatDeps = {
+    router: ctx.llm.router,
+    usage: ctx.llm.usage,
+    heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
+    retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
+  };
+
+  app.post(
+    '/chat/completions',
+    { schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } } },
+    async (request, reply) => {
+      const call = new ChatCall(deps, principalOf(request), String(request.id), request.body);
+      let model: string;
+      try {
+        model = await deps.router.resolveModel(call.tenantId, request.body.model ?? 'auto');
+      } catch (error) {
+        // An unknown model (400) is the caller's mistake, not usage; no healthy node (503) is recorded.
+        if (failureStatus(error) === 'unavailable') call.record(request.body.model ?? 'auto', null, 'unavailable', { promptTokens: 0, completionTokens: 0 });
+        throw error;
+      }
+      if (request.body.stream !== true) return completeJson(call, model, reply);
+      // The request's own choice wins over the tenant's default, either way.
+      const metadataChoices = request.body.stream_options?.metadata_choices ?? (await deps.router.settings(call.tenantId)).streamMetadataChoices;
+      await completeStream(call, model, reply, metadataChoices);
+      return reply;
+    },
+  );
+};

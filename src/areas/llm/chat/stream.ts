@@ -10,7 +10,7 @@ import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatChunk } from '../../../engines/types.js';
 import { ABORTED, abandon, nextOrAbort, watchClient, type ClientWatch } from '../sse/client.js';
 import { DONE, SseWriter } from '../sse/writer.js';
-import { completeUsage, countPromptTokens } from '../tokens/count.js';
+import { completeUsage, countPromptTokens, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
 import { failureStatus } from './complete.js';
@@ -54,7 +54,7 @@ async function relay(
   const completion = newCompletion(model);
   const sse = new SseWriter(reply.raw, call.deps.heartbeatMs);
   const iterator = chunks[Symbol.asyncIterator]();
-  let text = '';
+  const text = new StreamedText();
   let first = true;
   let end: Extract<ChatChunk, { type: 'end' }> | undefined;
   let failure: unknown;
@@ -72,7 +72,7 @@ async function relay(
       }
       const { content } = next.value;
       if (content === '') continue;
-      text += content;
+      text.add(content);
       await sse.send(deltaFrame(completion, content, first));
       first = false;
     }

@@ -19,6 +19,8 @@ export interface PullJob {
   sha256?: string | undefined;
   heartbeatMs: number;
   retryAfterSeconds: number;
+  /** Runs before the success frame goes out (the node's model list is re-read, so the model is usable at once). */
+  beforeSuccess(): Promise<void>;
 }
 
 export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
@@ -50,8 +52,11 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
       if (next !== ABORTED) sse.open(headers);
       while (next !== ABORTED && !next.done && !client.gone()) {
         const frame = progressFrame(next.value);
+        if (frame.status === 'success') {
+          await job.beforeSuccess().catch((error: unknown) => reply.log.warn({ err: error, nodeId: lease.node.id }, 'model list refresh after pull failed'));
+          succeeded = true;
+        }
         await sse.send(frame);
-        if (frame.status === 'success') succeeded = true;
         next = await nextOrAbort(iterator, client.signal);
       }
     } catch (error) {

@@ -5,6 +5,12 @@
 //
 // The tokenizer's tables take ~150 ms and ~60 MB to load, so they are loaded on
 // first need only: a gateway whose engines report usage never pays for them.
+//
+// BPE is quadratic in the length of one word: 100,000 letters without a space take
+// seconds. Text is therefore counted in segments of at most SEGMENT characters (cut
+// before a space where there is one, so ordinary text counts exactly as a whole),
+// yielding to the event loop between batches: a huge prompt costs CPU, never a
+// stall of every other request.
 import type { ChatMessage, EngineUsage } from '../../../engines/types.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
@@ -15,6 +21,8 @@ const encoding = () => (loading ??= import('gpt-tokenizer/encoding/o200k_base'))
 // Text that looks like a special token (`<|endoftext|>`) in a prompt is counted as
 // the ordinary text it is; the tokenizer would otherwise refuse it.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
+const SEGMENT = 1024;
+const SEGMENTS_PER_TURN = 8;
 
 // OpenAI's documented chat accounting: each message costs its role and content plus
 // 3 tokens of framing, and the reply is primed with 3 more.
@@ -23,13 +31,33 @@ const REPLY_PRIMING = 3;
 
 export async function countTextTokens(text: string): Promise<number> {
   if (text === '') return 0;
-  return (await encoding()).countTokens(text, AS_TEXT);
+  const { countTokens } = await encoding();
+  if (text.length <= SEGMENT) return countTokens(text, AS_TEXT);
+  let total = 0;
+  let segments = 0;
+  for (let start = 0; start < text.length; ) {
+    const end = segmentEnd(text, start);
+    total += countTokens(text.slice(start, end), AS_TEXT);
+    start = end;
+    if (++segments % SEGMENTS_PER_TURN === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return total;
+}
+
+function segmentEnd(text: string, start: number): number {
+  let end = start + SEGMENT;
+  if (end >= text.length) return text.length;
+  const space = text.lastIndexOf(' ', end);
+  if (space > start) return space;
+  // No space to cut at: never split a surrogate pair.
+  const code = text.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return end;
 }
 
 export async function countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
-  const { countTokens } = await encoding();
   let total = REPLY_PRIMING;
-  for (const message of messages) total += PER_MESSAGE + countTokens(message.role, AS_TEXT) + countTokens(message.content, AS_TEXT);
+  for (const message of messages) total += PER_MESSAGE + (await countTextTokens(message.role)) + (await countTextTokens(message.content));
   return total;
 }
 
@@ -38,10 +66,42 @@ export interface TokenUsage {
   completionTokens: number;
 }
 
+/**
+ * A streamed answer kept for counting in case the engine reports no usage. Text
+ * beyond KEEP_CHARS is counted as it arrives and let go, so an engine streaming
+ * enormous "tokens" cannot make the gateway hold its whole output.
+ */
+export class StreamedText {
+  private static readonly KEEP_CHARS = 256 * 1024;
+  private parts: string[] = [];
+  private kept = 0;
+  private counted: Promise<number> = Promise.resolve(0);
+
+  add(content: string): void {
+    this.parts.push(content);
+    this.kept += content.length;
+    if (this.kept < StreamedText.KEEP_CHARS) return;
+    const text = this.parts.join('');
+    // Cut before the last space so no word is split between two counts.
+    const cut = text.lastIndexOf(' ');
+    const head = cut > 0 ? text.slice(0, cut) : text;
+    const tail = cut > 0 ? text.slice(cut) : '';
+    this.parts = tail ? [tail] : [];
+    this.kept = tail.length;
+    const previous = this.counted;
+    this.counted = previous.then(async (n) => n + (await countTextTokens(head)));
+  }
+
+  async tokens(): Promise<number> {
+    const rest = this.parts.join('');
+    return (await this.counted) + (await countTextTokens(rest));
+  }
+}
+
 /** The engine's counts where it gave them; the tokenizer's for whatever it left out. */
-export async function completeUsage(reported: EngineUsage | undefined, messages: readonly ChatMessage[], completion: string): Promise<TokenUsage> {
+export async function completeUsage(reported: EngineUsage | undefined, messages: readonly ChatMessage[], completion: string | StreamedText): Promise<TokenUsage> {
   return {
     promptTokens: reported?.promptTokens ?? (await countPromptTokens(messages)),
-    completionTokens: reported?.completionTokens ?? (await countTextTokens(completion)),
+    completionTokens: reported?.completionTokens ?? (typeof completion === 'string' ? await countTextTokens(completion) : await completion.tokens()),
   };
 }
