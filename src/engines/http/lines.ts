@@ -21,9 +21,11 @@ export class LineSplitter {
   /** Appends every line completed by `chunk` (without its terminator) to `out`. */
   push(chunk: Buffer, out: string[]): void {
     const decoded = this.decoder.write(chunk);
-    const text = this.rest === '' ? decoded : this.rest + decoded;
+    const carried = this.rest.length;
+    const text = carried === 0 ? decoded : this.rest + decoded;
     let start = 0;
-    let newline = text.indexOf('\n');
+    // The carried part has no newline: scan only the new bytes, so a long line costs O(n), not O(n²).
+    let newline = text.indexOf('\n', carried);
     while (newline !== -1) {
       const end = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
       out.push(text.slice(start, end));
