@@ -138,6 +138,15 @@ describe('local engine (llama.cpp child process)', () => {
     await rejectsWith(engine.chatStream(chatRequest({ model: 'no-ffn' })), 'model_not_found', /feed_forward_length is missing/);
     await rejectsWith(engine.chatStream(chatRequest({ model: '../models/tiny' })), 'model_not_found');
     await rejectsWith(engine.embed({ model: 'junk', input: ['x'], signal: never }), 'model_not_found', /bad magic/);
+    await rejectsWith(engine.chatStream(chatRequest({ maxTokens: 0 })), 'rejected', /maxTokens/);
+  });
+
+  it('a file llama.cpp refuses to load (without crashing) is model_not_found and no longer listed', async () => {
+    writeTinyGguf(path.join(modelsDir, 'bad-shape.gguf'), { override: { 'llama.attention.head_count_kv': 3 } });
+    assert.ok((await ids(engine)).includes('bad-shape'), 'the header alone looks fine');
+    await rejectsWith(engine.chat(chatRequest({ model: 'bad-shape' })), 'model_not_found', /could not load.*wrong shape/);
+    assert.ok(!(await ids(engine)).includes('bad-shape'));
+    rmSync(path.join(modelsDir, 'bad-shape.gguf'));
   });
 
   it('a prompt longer than the context is rejected', async () => {
@@ -333,8 +342,15 @@ describe('local engine (llama.cpp child process)', () => {
 
     it('files that are not GGUF, or crash llama.cpp, are refused and never listed', async () => {
       await rejectsWith(collect(engine.pull({ model: 'junk-pull', url: `${base}/junk.gguf`, signal: never })), 'rejected', /not a usable GGUF model: not a GGUF file/);
-      // This one passes the header check; the trial load in the child refuses it (the child dies, and is replaced).
-      await rejectsWith(collect(engine.pull({ model: 'crash-pull', url: `${base}/crash.gguf`, signal: never })), 'rejected', /refused.*SIGABRT/);
+      // This one passes the header check; the trial load refuses it, in a child of its own: the serving
+      // child and the generation in flight on it live on.
+      const inFlight = (await engine.chatStream(chatRequest({ model: 'endless', maxTokens: 200 })))[Symbol.asyncIterator]();
+      const children = startedChildren();
+      await rejectsWith(collect(engine.pull({ model: 'crash-pull', url: `${base}/crash.gguf`, signal: never })), 'rejected', /refused: loading it crashed llama.cpp.*SIGABRT/);
+      assert.equal(startedChildren(), children + 1);
+      let tokens = 0;
+      for (let step = await inFlight.next(); !step.done; step = await inFlight.next()) if (step.value.type === 'end') tokens = step.value.usage.completionTokens!;
+      assert.equal(tokens, 200);
       const listed = await ids(engine);
       assert.ok(!listed.includes('junk-pull') && !listed.includes('crash-pull'));
       assert.ok(!existsSync(path.join(modelsDir, 'crash-pull.gguf')));

@@ -63,9 +63,8 @@ export class LocalEngine implements Engine {
   private readonly loaded = new Map<string, Loaded>();
   private readonly loadLock = new Mutex();
   /** The load in progress in the child (the suspect if it dies now). */
-  private loading: { file?: ModelFile; path: string } | undefined;
+  private loading: ModelFile | undefined;
   private readonly crashes = new Map<string, number>();
-  private validations = 0;
 
   constructor(private readonly options: LocalEngineOptions) {
     this.catalog = new ModelCatalog(options.modelsDir);
@@ -96,6 +95,8 @@ export class LocalEngine implements Engine {
 
   async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
     request.signal.throwIfAborted();
+    // llama.cpp reads 0 as "no limit".
+    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw new EngineError('rejected', 'maxTokens must be a positive integer.');
     const file = await this.catalog.resolve(request.model);
     const deadline = this.deadline(request.signal);
     try {
@@ -132,7 +133,7 @@ export class LocalEngine implements Engine {
       timeoutMs: this.options.timeoutMs,
       checkUrl: this.options.checkUrl,
       log: this.log,
-      trialLoad: (path, signal) => this.withSignal(this.trialLoad(path), signal, () => false),
+      trialLoad: (path, signal) => this.trialLoad(path, signal),
     });
   }
 
@@ -167,7 +168,7 @@ export class LocalEngine implements Engine {
     await this.evict(file);
     await this.host.ready();
     const started = performance.now();
-    this.loading = { file, path: file.path };
+    this.loading = file;
     let info: LoadInfo;
     try {
       info = await this.host.call<LoadInfo>(this.loadMessage(file.key, file.path, purpose), new AbortController().signal);
@@ -185,16 +186,21 @@ export class LocalEngine implements Engine {
     this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens)`);
   }
 
-  /** Loads a file once in the child and unloads it: what a pull does before offering the file. */
-  private trialLoad(path: string): Promise<void> {
-    return this.loadLock.run(async () => {
-      this.loading = { path };
-      try {
-        await this.host.call<LoadInfo>(this.loadMessage(`validate:${++this.validations}`, path, 'validate'), new AbortController().signal);
-      } finally {
-        this.loading = undefined;
-      }
+  /**
+   * What a pull does before offering a file: load it once, in a child of its own,
+   * so a file that crashes llama.cpp never takes generations in flight down with it.
+   */
+  private async trialLoad(path: string, signal: AbortSignal): Promise<void> {
+    const host = new ChildHost({
+      startTimeoutMs: Math.max(this.options.timeoutMs, 30_000),
+      onLog: this.log,
+      onCrash: (description) => this.log('warn', `${description} while trial-loading a pulled file; the file is refused`),
     });
+    try {
+      await host.call<LoadInfo>(this.loadMessage('validate', path, 'validate'), signal);
+    } finally {
+      await host.close();
+    }
   }
 
   private loadMessage(key: string, path: string, purpose: LoadPurpose) {
@@ -234,13 +240,9 @@ export class LocalEngine implements Engine {
     const loading = this.loading;
     const busy = [...this.loaded.values()].filter((e) => e.active > 0).map((e) => e.file);
     this.loaded.clear();
-    if (loading?.file) {
-      this.catalog.markBroken(loading.file, `loading it crashed llama.cpp (${description})`);
-      this.log('error', `${description} while loading model ${loading.file.id}; it is not offered again until the file changes`);
-      return;
-    }
     if (loading) {
-      this.log('error', `${description} while trial-loading a pulled file; the file is refused`);
+      this.catalog.markBroken(loading, `loading it crashed llama.cpp (${description})`);
+      this.log('error', `${description} while loading model ${loading.id}; it is not offered again until the file changes`);
       return;
     }
     if (busy.length === 1) {

@@ -45,6 +45,8 @@ class Failure extends Error {
 }
 
 const models = new Map<string, LoadedModel>();
+/** llama.cpp's recent error lines: a failed load says why only there. */
+const recentErrors: string[] = [];
 const running = new Map<number, Running>();
 let llama: Llama;
 
@@ -62,8 +64,10 @@ function fail(id: number, error: unknown, running?: Running): void {
 async function load(message: Extract<ParentMessage, { op: 'load' }>): Promise<LoadInfo> {
   let loaded = models.get(message.key);
   if (!loaded) {
+    recentErrors.length = 0;
     const model = await llama.loadModel({ modelPath: message.path }).catch((error: unknown) => {
-      throw new Failure('model_not_found', `llama.cpp could not load the model: ${error instanceof Error ? error.message : String(error)}`);
+      const why = recentErrors.join('; ').slice(0, 1000) || (error instanceof Error ? error.message : String(error));
+      throw new Failure('model_not_found', `llama.cpp could not load the model: ${why}`);
     });
     const trained = model.trainContextSize;
     const contextSize = Math.max(16, Math.min(message.contextSize, trained > 0 ? trained : message.contextSize));
@@ -243,6 +247,18 @@ async function handle(message: ParentMessage): Promise<void> {
 // Without the gateway there is nothing to serve: leave with it.
 process.on('disconnect', () => process.exit(0));
 
-llama = await getLlama({ gpu: false, build: 'never', logLevel: LlamaLogLevel.error, progressLogs: false });
+llama = await getLlama({
+  gpu: false,
+  build: 'never',
+  logLevel: LlamaLogLevel.error,
+  progressLogs: false,
+  logger(level, message) {
+    const line = message.trim();
+    if (!line) return;
+    process.stderr.write(`${line}\n`); // the gateway logs it
+    recentErrors.push(line);
+    if (recentErrors.length > 4) recentErrors.shift();
+  },
+});
 process.on('message', (message: ParentMessage) => void handle(message));
 send({ type: 'ready' });

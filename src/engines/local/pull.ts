@@ -110,7 +110,8 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
     if (!header.ok) throw new EngineError('rejected', `The file is not a usable GGUF model: ${header.reason}.`);
     await deps.trialLoad(partial, pull.signal).catch((error: unknown) => {
       if (error instanceof EngineError && error.failure === 'aborted') throw error;
-      throw new EngineError('rejected', `The file was refused: ${(error as Error).message}`, { cause: error });
+      const why = error instanceof EngineError && error.failure === 'upstream_error' ? `loading it crashed llama.cpp (${error.message})` : (error as Error).message;
+      throw new EngineError('rejected', `The file was refused: ${why}`, { cause: error });
     });
 
     await rename(partial, deps.catalog.pathFor(id));
