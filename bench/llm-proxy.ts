@@ -13,10 +13,13 @@
 // (1,000 req/s, open loop); and for streams, the time to the first byte and to the
 // first token, one request at a time and a few at once. Then it prints the ratios
 // and checks the targets of issue 3. The load generator shares the 2 cores with
-// everything else, so absolute figures are low: compare within one run.
+// everything else, so absolute figures are low: compare within one run. With
+// BENCH_ROUNDS > 1 the throughput runs are repeated, interleaved (direct, bare proxy,
+// gateway, direct, …), and each figure is the median over the rounds, so a burst of
+// unrelated load on the machine moves one round rather than one path.
 //
 // Environment: BENCH_DURATION (s per throughput run, default 10), BENCH_CONNECTIONS (20),
-// BENCH_WARMUP (s, 3), BENCH_RATE (req/s for the latency runs, 1000), BENCH_RATE_DURATION
+// BENCH_ROUNDS (1), BENCH_WARMUP (s, 3), BENCH_RATE (req/s for the latency runs, 1000), BENCH_RATE_DURATION
 // (s, 10), BENCH_TTFB_REQUESTS (2000), BENCH_TTFB_CONCURRENCY (4), BENCH_LOG_LEVEL (info),
 // BENCH_SILENT (on: also measure the gateway with logging `silent`), BENCH_GATEWAY (on;
 // `off` measures direct and bare proxy only), BENCH_CPU_PROF (a directory: profile the
@@ -32,12 +35,13 @@ import { gatewayRequestBody, upstreamRequestBody } from './support/fixtures.js';
 import { checkJson, checkStream } from './support/checks.js';
 import { firstByte, paced, saturate, type Target } from './support/load.js';
 import { measureCpu } from './support/proc.js';
-import { boundedInt, fmt } from './support/stats.js';
+import { boundedInt, fmt, summarize } from './support/stats.js';
 import { printReport, verdicts, type FirstByteRow, type Mode, type PacedRow, type PathName, type SaturationRow } from './support/llm-report.js';
 
 const DURATION = boundedInt('BENCH_DURATION', 10, 1, 120);
 const CONNECTIONS = boundedInt('BENCH_CONNECTIONS', 20, 1, 500);
 const WARMUP = boundedInt('BENCH_WARMUP', 3, 0, 30);
+const ROUNDS = boundedInt('BENCH_ROUNDS', 1, 1, 20);
 const RATE = boundedInt('BENCH_RATE', 1000, 1, 20_000);
 const RATE_DURATION = boundedInt('BENCH_RATE_DURATION', 10, 1, 120);
 const TTFB_REQUESTS = boundedInt('BENCH_TTFB_REQUESTS', 2000, 10, 100_000);
@@ -83,9 +87,9 @@ async function upstreamStats(upstream: Child<{ url: string }>): Promise<{ reques
   return { requests: stats.chat + stats.stream, connections: stats.connections };
 }
 
-async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: string }>): Promise<SaturationRow> {
+async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: string }>, round: number): Promise<SaturationRow> {
   const target = p.target(mode);
-  if (WARMUP > 0) await saturate(target, CONNECTIONS, WARMUP);
+  if (WARMUP > 0 && round === 0) await saturate(target, CONNECTIONS, WARMUP);
   await settle();
   const pids: Record<string, number> = { upstream: upstream.pid, ...(p.proxyPid ? { proxy: p.proxyPid } : {}) };
   const before = await upstreamStats(upstream);
@@ -110,6 +114,7 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
     upstreamCpuMsPerRequest: cpuMs.upstream! / value.requests,
     upstreamRequests,
     upstreamConnections,
+    round,
   };
   console.log(`  ${target.name}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, proxy CPU ${row.proxyCpuMsPerRequest === null ? '–' : fmt(row.proxyCpuMsPerRequest, 3)} ms/req`);
   return row;
@@ -139,14 +144,40 @@ async function measureFirstByte(p: Path): Promise<FirstByteRow[]> {
   return rows;
 }
 
+/** One row per path and mode: the median of each figure over the rounds (counts summed). */
+function medians(rows: SaturationRow[]): SaturationRow[] {
+  const groups = new Map<string, SaturationRow[]>();
+  for (const row of rows) groups.set(`${row.path}|${row.mode}`, [...(groups.get(`${row.path}|${row.mode}`) ?? []), row]);
+  return [...groups.values()].map((group) => {
+    const median = (pick: (row: SaturationRow) => number) => summarize(group.map(pick)).p50;
+    const sum = (pick: (row: SaturationRow) => number) => group.reduce((total, row) => total + pick(row), 0);
+    return {
+      ...group[0]!,
+      rps: median((r) => r.rps),
+      p50: median((r) => r.p50),
+      p99: median((r) => r.p99),
+      mean: median((r) => r.mean),
+      proxyCpuMsPerRequest: group[0]!.proxyCpuMsPerRequest === null ? null : median((r) => r.proxyCpuMsPerRequest!),
+      upstreamCpuMsPerRequest: median((r) => r.upstreamCpuMsPerRequest),
+      requests: sum((r) => r.requests),
+      non2xx: sum((r) => r.non2xx),
+      errors: sum((r) => r.errors),
+      upstreamRequests: sum((r) => r.upstreamRequests),
+      upstreamConnections: sum((r) => r.upstreamConnections),
+      round: -1,
+    };
+  });
+}
+
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
 
 async function main(): Promise<void> {
   if (process.platform !== 'linux') throw new Error('the benchmark reads CPU time from /proc: Linux only');
   console.log(
-    `gateway ${VERSION} LLM proxy bench: node ${process.version}, ${os.cpus().length} CPUs; ${CONNECTIONS} connections, ${DURATION} s per run, ` +
+    `gateway ${VERSION} LLM proxy bench: node ${process.version}, ${os.cpus().length} CPUs; ${CONNECTIONS} connections, ${DURATION} s per run × ${ROUNDS}, ` +
       `${WARMUP} s warm-up; ${RATE} req/s for ${RATE_DURATION} s; ${TTFB_REQUESTS} streams for first byte; gateway log level ${LOG_LEVEL}`,
   );
+  const loadBefore = os.loadavg();
   const upstream = await startChild<{ url: string }>('instant upstream', './instant-upstream.ts');
   const bare = await startChild<{ url: string }>('bare proxy', './bare-proxy.ts', { env: { UPSTREAM_URL: upstream.info.url } });
   let gateway: GatewayChild | undefined;
@@ -163,8 +194,11 @@ async function main(): Promise<void> {
     }
 
     console.log('maximum throughput (autocannon):');
-    const saturation: SaturationRow[] = [];
-    for (const mode of ['json', 'stream'] as const) for (const p of paths) saturation.push(await measureSaturation(p, mode, upstream));
+    const rounds: SaturationRow[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      if (ROUNDS > 1) console.log(` round ${round + 1} of ${ROUNDS}`);
+      for (const mode of ['json', 'stream'] as const) for (const p of paths) rounds.push(await measureSaturation(p, mode, upstream, round));
+    }
     console.log(`fixed rate, ${RATE} req/s (open loop):`);
     const pacedRows: PacedRow[] = [];
     for (const mode of ['json', 'stream'] as const) for (const p of paths) pacedRows.push(await measurePaced(p, mode));
@@ -178,19 +212,24 @@ async function main(): Promise<void> {
       console.log('gateway with request logging off (GATEWAY_LOG_LEVEL=silent):');
       gateway = await startGateway({ upstreamUrl: upstream.info.url, logLevel: 'silent', name: 'gateway (silent)' });
       const quiet = gatewayPath('gateway (log silent)', gateway);
-      for (const mode of ['json', 'stream'] as const) saturation.push(await measureSaturation(quiet, mode, upstream));
+      for (let round = 0; round < ROUNDS; round++) for (const mode of ['json', 'stream'] as const) rounds.push(await measureSaturation(quiet, mode, upstream, round));
     }
+    const saturation = medians(rounds);
+    const loadAfter = os.loadavg();
 
     const checks = verdicts(saturation, pacedRows, firstBytes, RATE);
     printReport(saturation, pacedRows, firstBytes, checks, RATE);
+    const busiest = Math.max(loadBefore[0]!, loadAfter[0]!);
+    console.log(`\nload average (1 min) before ${fmt(loadBefore[0]!, 2)}, after ${fmt(loadAfter[0]!, 2)} on ${os.cpus().length} CPUs (this bench alone keeps about 2 busy)`);
+    if (busiest > os.cpus().length + 1) console.log('WARNING: other work was competing for the CPUs: latency figures especially are unreliable; run again on a quiet machine.');
 
     const resultsDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'results');
     mkdirSync(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `llm-proxy-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-    const settings = { connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, rate: RATE, rateDurationSeconds: RATE_DURATION, ttfbRequests: TTFB_REQUESTS, ttfbConcurrency: TTFB_CONCURRENCY, logLevel: LOG_LEVEL };
+    const settings = { connections: CONNECTIONS, durationSeconds: DURATION, rounds: ROUNDS, warmupSeconds: WARMUP, rate: RATE, rateDurationSeconds: RATE_DURATION, ttfbRequests: TTFB_REQUESTS, ttfbConcurrency: TTFB_CONCURRENCY, logLevel: LOG_LEVEL };
     writeFileSync(
       file,
-      JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, settings, saturation, paced: pacedRows, firstByte: firstBytes, checks }, null, 2),
+      JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, loadAverage: { before: loadBefore, after: loadAfter }, settings, saturation, rounds, paced: pacedRows, firstByte: firstBytes, checks }, null, 2),
     );
     console.log(`results written to ${path.relative(process.cwd(), file)}`);
     if (CPU_PROF) console.log(`gateway CPU profile: ${CPU_PROF} (written when the gateway stops)`);

@@ -15,6 +15,8 @@ export interface SaturationRow extends SaturationResult {
   /** Requests the upstream served and connections it accepted during the measured run. */
   upstreamRequests: number;
   upstreamConnections: number;
+  /** Which round (0-based); -1 for the median over the rounds. */
+  round: number;
 }
 
 export interface PacedRow extends PacedResult {
