@@ -93,7 +93,7 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
   await settle();
   const pids: Record<string, number> = { upstream: upstream.pid, ...(p.proxyPid ? { proxy: p.proxyPid } : {}) };
   const before = await upstreamStats(upstream);
-  const { value, cpuMs } = await measureCpu(pids, async () => {
+  const { value, cpuMs, mainThreadCpuMs } = await measureCpu(pids, async () => {
     const result = await saturate(target, CONNECTIONS, DURATION);
     // Requests still in flight when autocannon stopped finish inside the window.
     await settle();
@@ -111,6 +111,7 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
     path: p.name,
     mode,
     proxyCpuMsPerRequest: cpuMs.proxy === undefined ? null : cpuMs.proxy / value.requests,
+    proxyMainThreadCpuMsPerRequest: mainThreadCpuMs.proxy === undefined ? null : mainThreadCpuMs.proxy / value.requests,
     upstreamCpuMsPerRequest: cpuMs.upstream! / value.requests,
     upstreamRequests,
     upstreamConnections,
@@ -158,6 +159,7 @@ function medians(rows: SaturationRow[]): SaturationRow[] {
       p99: median((r) => r.p99),
       mean: median((r) => r.mean),
       proxyCpuMsPerRequest: group[0]!.proxyCpuMsPerRequest === null ? null : median((r) => r.proxyCpuMsPerRequest!),
+      proxyMainThreadCpuMsPerRequest: group[0]!.proxyMainThreadCpuMsPerRequest === null ? null : median((r) => r.proxyMainThreadCpuMsPerRequest!),
       upstreamCpuMsPerRequest: median((r) => r.upstreamCpuMsPerRequest),
       requests: sum((r) => r.requests),
       non2xx: sum((r) => r.non2xx),

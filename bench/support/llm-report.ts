@@ -11,6 +11,8 @@ export interface SaturationRow extends SaturationResult {
   mode: Mode;
   /** CPU of the proxy process (none for direct) per completed request, ms. */
   proxyCpuMsPerRequest: number | null;
+  /** The part of it on the proxy's main thread (event loop); the rest is GC, DB worker, libuv. */
+  proxyMainThreadCpuMsPerRequest: number | null;
   upstreamCpuMsPerRequest: number;
   /** Requests the upstream served and connections it accepted during the measured run. */
   upstreamRequests: number;
@@ -83,9 +85,11 @@ export function printReport(saturation: SaturationRow[], paced: PacedRow[], firs
   const cpu = (value: number | null) => (value === null ? '–' : fmt(value, 3));
 
   console.log('\nMaximum throughput (autocannon; latency in whole ms)\n');
-  line(['path', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'proxy CPU ms/req', 'upstream CPU ms/req', 'upstream conns opened', 'non-2xx', 'errors']);
-  line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']);
-  for (const r of saturation) line([r.path, r.mode, fmt(r.rps, 0), r.p50, r.p99, cpu(r.proxyCpuMsPerRequest), fmt(r.upstreamCpuMsPerRequest, 3), r.upstreamConnections, r.non2xx, r.errors]);
+  line(['path', 'mode', 'req/s', 'p50 ms', 'p99 ms', 'proxy CPU ms/req', 'of which main thread', 'upstream CPU ms/req', 'upstream conns opened', 'non-2xx', 'errors']);
+  line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']);
+  for (const r of saturation) {
+    line([r.path, r.mode, fmt(r.rps, 0), r.p50, r.p99, cpu(r.proxyCpuMsPerRequest), cpu(r.proxyMainThreadCpuMsPerRequest), fmt(r.upstreamCpuMsPerRequest, 3), r.upstreamConnections, r.non2xx, r.errors]);
+  }
 
   console.log(`\nFixed rate: ${rate} req/s, open loop (ms)\n`);
   line(['path', 'mode', 'achieved req/s', 'p50', 'p90', 'p99', 'max', 'added p50', 'added p99', 'proxy CPU ms/req', 'non-2xx', 'errors']);
