@@ -53,7 +53,7 @@ export async function createContext(
     const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
     const accounts = new AccountStates(db, bus);
     // Starts probing the compute nodes in the background; nothing here waits for them.
-    const llm = createLlmServices({ config, db, secrets, bus, log });
+    const llm = createLlmServices({ config, db, secrets, bus });
     return {
       config,
       db,

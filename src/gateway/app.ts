@@ -112,6 +112,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   });
   await app.register(cookie);
 
+  // Node health changes and background llm failures go to the request log's stream.
+  const llmLog = app.log.child({ area: 'llm' });
+  ctx.llm.setLog((level, message) => llmLog[level](message));
+
   registerErrorHandling(app);
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
 

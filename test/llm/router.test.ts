@@ -173,6 +173,17 @@ describe('llm router: balancing and failover', () => {
     await assert.rejects(router.resolveModel(t.tenantId, 'auto'), unavailable(/No model is available/));
   });
 
+  it('names the node a pull goes to: Ollama here; none for OpenAI-compatible nodes or a local engine that is off', async () => {
+    const lease = await gw.ctx.llm.router.pullTarget(tenantId, 'ollama');
+    assert.equal(lease.node.name, 'o');
+    assert.equal(lease.engine.kind, 'ollama');
+    lease.release('ok');
+    assert.equal(nodeNamed(gw, 'o').outstanding, 0);
+    for (const engine of ['openai', 'local'] as const) {
+      await assert.rejects(gw.ctx.llm.router.pullTarget(tenantId, engine), (e: unknown) => e instanceof AppError && e.status === 404, engine);
+    }
+  });
+
   it('queries no database on the request path once the tenant is cached', async () => {
     await ask(gw, tenantId, 'shared');
     const queries = gw.ctx.db.stats.queries;
@@ -211,6 +222,7 @@ describe('llm router: cooldown', () => {
     assert.ok(served.every((name) => name === 'b'), `every request answered by b: ${served}`);
     assert.equal(a.chatRequests() - before, 2, 'a was tried until its second failure, then left alone');
     assert.equal(nodeNamed(gw, 'a').status, 'cooldown');
+    assert.match(gw.logs(), /"area":"llm".*compute node a \(node_\w+\) cooled down/, 'the operator hears of it');
 
     // With b failing too, the 503 says when a comes back.
     b.behaviour.status = 503;

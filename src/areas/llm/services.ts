@@ -7,7 +7,7 @@ import type { Secrets } from '../../platform/secrets.js';
 import { createEngine } from '../../engines/index.js';
 import type { Engine } from '../../engines/types.js';
 import { UsageRecorder } from './usage/recorder.js';
-import { NodeRegistry } from './router/registry.js';
+import { NodeRegistry, type LlmLog } from './router/registry.js';
 import { Router } from './router/router.js';
 import { TenantSettingsCache } from './router/tenant-settings.js';
 import type { NodeDefinition } from './router/node-runtime.js';
@@ -25,23 +25,28 @@ export interface LlmServices {
   nodes: NodeRegistry;
   /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
   checkUrl(url: string): Promise<URL>;
+  /** Sends node health changes and background failures to `log` (buildApp points it at the server's logger; silent until then, e.g. in CLI commands). */
+  setLog(log: LlmLog): void;
   /** Stops the health loop, closes every engine (and the local child), flushes usage. */
   close(): Promise<void>;
 }
+
+export type { LlmLog };
 
 export interface LlmDeps {
   config: Config;
   db: Database;
   secrets: Secrets;
   bus: InvalidationBus;
-  log: (message: string) => void;
 }
 
 // A probe is a model list: it should answer in well under this on any live node.
 const MAX_PROBE_TIMEOUT_MS = 5000;
 
-export function createLlmServices({ config, db, secrets, bus, log }: LlmDeps): LlmServices {
+export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmServices {
   const llm = config.llm;
+  let sink: LlmLog = () => {};
+  const log: LlmLog = (level, message) => sink(level, message);
   const deny = denyListFrom(llm.nodeDenyCidrs);
   const checkUrl = (url: string) => checkOutboundUrl(url, deny);
 
@@ -59,7 +64,7 @@ export function createLlmServices({ config, db, secrets, bus, log }: LlmDeps): L
           checkUrl: async (url: URL) => {
             await checkUrl(url.href);
           },
-          onLog: (level, message) => log(`local engine ${level}: ${message}`),
+          onLog: (level, message) => log(level, `local engine: ${message}`),
         },
       });
     }
@@ -68,7 +73,7 @@ export function createLlmServices({ config, db, secrets, bus, log }: LlmDeps): L
 
   const nodes = new NodeRegistry({
     staticNodes: staticNodeDefinitions(llm, new Date()),
-    loadApiNodes: async () => (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, log)),
+    loadApiNodes: async () => (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, (message) => log('error', message))),
     createEngine: engineFor,
     checkUrl: async (node) => {
       await checkUrl(node.url!);
@@ -82,13 +87,16 @@ export function createLlmServices({ config, db, secrets, bus, log }: LlmDeps): L
   });
   const tenants = new TenantSettingsCache(db, bus);
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
-  const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log(`usage records not written yet (kept for the next flush): ${error.message}`));
+  const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', `usage records not written yet (kept for the next flush): ${error.message}`));
 
   return {
     router,
     usage,
     nodes,
     checkUrl,
+    setLog(next) {
+      sink = next;
+    },
     async close() {
       tenants.close();
       await nodes.close();

@@ -18,8 +18,11 @@ export interface RegistryOptions {
   probeTimeoutMs: number;
   failuresBeforeCooldown: number;
   cooldownMs: number;
-  log: (message: string) => void;
+  log: LlmLog;
 }
+
+/** Where the llm area reports node health changes and background failures (the server's logger, once the app is built). */
+export type LlmLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 export class NodeRegistry {
   private list: NodeRuntime[] = [];
@@ -92,7 +95,7 @@ export class NodeRegistry {
     node.consecutiveFailures++;
     node.lastError = reason;
     if (node.consecutiveFailures >= this.options.failuresBeforeCooldown && node.status !== 'cooldown' && !node.retired) {
-      this.options.log(`compute node ${node.definition.name} (${node.definition.id}) cooled down for ${this.options.cooldownMs / 1000} s after ${node.consecutiveFailures} consecutive failures`);
+      this.options.log('warn', `compute node ${node.definition.name} (${node.definition.id}) cooled down for ${this.options.cooldownMs / 1000} s after ${node.consecutiveFailures} consecutive failures`);
       this.startCooldown(node);
     }
   }
@@ -142,7 +145,7 @@ export class NodeRegistry {
       if (node.status === 'healthy') return;
       // Readmitted with a clean slate. A routine probe of a healthy node leaves the
       // failure count alone: a node that lists models but fails every chat must still cool down.
-      this.options.log(`compute node ${node.definition.name} (${node.definition.id}) is healthy with ${models.length} model(s)`);
+      if (node.status !== 'unknown' && node.status !== 'disabled') this.options.log('info', `compute node ${node.definition.name} (${node.definition.id}) is back, healthy with ${models.length} model(s)`);
       this.clearCooldown(node);
       node.status = 'healthy';
       node.consecutiveFailures = 0;
@@ -153,7 +156,7 @@ export class NodeRegistry {
       if (node.status === 'cooldown') {
         this.startCooldown(node); // still failing: another full cooldown before the next probe
       } else if (node.status !== 'unhealthy') {
-        this.options.log(`compute node ${node.definition.name} (${node.definition.id}) is unhealthy: ${node.lastError}`);
+        this.options.log('warn', `compute node ${node.definition.name} (${node.definition.id}) is unhealthy: ${node.lastError}`);
         node.status = 'unhealthy';
       }
     }
@@ -188,7 +191,7 @@ export class NodeRegistry {
       definitions = await this.options.loadApiNodes();
     } catch (error) {
       this.needsReload = true; // the health loop tries again
-      this.options.log(`compute nodes could not be loaded: ${(error as Error).message}`);
+      this.options.log('error', `compute nodes could not be loaded: ${(error as Error).message}`);
       return;
     }
     if (this.closing.signal.aborted) return;
@@ -215,7 +218,7 @@ export class NodeRegistry {
         api.push(created);
       } catch (error) {
         // One node the adapter refuses (say, a URL it cannot use) must not keep the others out.
-        this.options.log(`compute node ${definition.id} left out: ${(error as Error).message}`);
+        this.options.log('error', `compute node ${definition.id} left out: ${(error as Error).message}`);
       }
     }
     this.list = [...fixed, ...api];
@@ -236,7 +239,7 @@ export class NodeRegistry {
     try {
       await node.engine.close();
     } catch (error) {
-      this.options.log(`compute node ${node.definition.id} did not close cleanly: ${(error as Error).message}`);
+      this.options.log('warn', `compute node ${node.definition.id} did not close cleanly: ${(error as Error).message}`);
     }
   }
 }
