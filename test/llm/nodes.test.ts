@@ -213,6 +213,20 @@ describe('llm nodes API', () => {
     }
   });
 
+  it('holds model downloads into the local engine to the same deny list', async () => {
+    const lease = await gw.ctx.llm.router.pullTarget(tenantA, 'local');
+    try {
+      for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[::ffff:a9fe:a9fe]/x.gguf']) {
+        const frames = lease.engine.pull({ model: 'meta.gguf', url, signal: AbortSignal.timeout(5000) });
+        await assert.rejects(async () => {
+          for await (const frame of frames) assert.notEqual(frame.status, 'success');
+        }, /deny list/);
+      }
+    } finally {
+      lease.release('ok');
+    }
+  });
+
   it('never returns or logs a node API key', () => {
     for (const secret of [NODE_KEY, 'sk-config-secret-0b1c']) {
       assert.ok(!texts.some((t) => t.includes(secret)), 'in a response');

@@ -34,7 +34,7 @@ export async function checkOutboundUrl(raw: string, deny: BlockList): Promise<UR
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = isIP(host) ? [host] : await resolve(host);
   for (const address of addresses) {
-    if (isDenied(address, deny)) throw new UrlRefused(`resolves to ${address}, an address compute nodes may not use`);
+    if (isDenied(address, deny)) throw new UrlRefused(`resolves to ${address}, which this server may not connect to (deny list)`);
   }
   return url;
 }
