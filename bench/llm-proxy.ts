@@ -55,6 +55,8 @@ interface Path {
   name: PathName;
   /** The proxy process whose CPU is the cost being measured (undefined: direct). */
   proxyPid: number | undefined;
+  /** The gateway's database query counter (undefined for the others). */
+  dbQueries?: () => Promise<number>;
   target(mode: Mode): Target;
 }
 
@@ -78,6 +80,7 @@ function gatewayPath(name: PathName, gateway: GatewayChild): Path {
   return {
     name,
     proxyPid: gateway.pid,
+    dbQueries: async () => (await gateway.stats()).dbQueries!,
     target: (mode) => ({ name: `${name} ${mode}`, url: gateway.chatUrl, headers: gateway.headers, body: gatewayRequestBody(mode === 'stream') }),
   };
 }
@@ -93,6 +96,7 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
   await settle();
   const pids: Record<string, number> = { upstream: upstream.pid, ...(p.proxyPid ? { proxy: p.proxyPid } : {}) };
   const before = await upstreamStats(upstream);
+  const queriesBefore = await p.dbQueries?.();
   const { value, cpuMs, mainThreadCpuMs } = await measureCpu(pids, async () => {
     const result = await saturate(target, CONNECTIONS, DURATION);
     // Requests still in flight when autocannon stopped finish inside the window.
@@ -100,6 +104,7 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
     return result;
   });
   const after = await upstreamStats(upstream);
+  const queries = queriesBefore === undefined ? undefined : (await p.dbQueries!()) - queriesBefore;
   const upstreamRequests = after.requests - before.requests;
   const upstreamConnections = after.connections - before.connections;
   // One upstream request per client request (a proxy that retried would show more),
@@ -115,6 +120,7 @@ async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: str
     upstreamCpuMsPerRequest: cpuMs.upstream! / value.requests,
     upstreamRequests,
     upstreamConnections,
+    dbQueriesPerRequest: queries === undefined ? null : queries / value.requests,
     round,
   };
   console.log(`  ${target.name}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, proxy CPU ${row.proxyCpuMsPerRequest === null ? '–' : fmt(row.proxyCpuMsPerRequest, 3)} ms/req`);
@@ -166,6 +172,7 @@ function medians(rows: SaturationRow[]): SaturationRow[] {
       errors: sum((r) => r.errors),
       upstreamRequests: sum((r) => r.upstreamRequests),
       upstreamConnections: sum((r) => r.upstreamConnections),
+      dbQueriesPerRequest: group[0]!.dbQueriesPerRequest === null ? null : median((r) => r.dbQueriesPerRequest!),
       round: -1,
     };
   });

@@ -5,8 +5,9 @@
 // Parent side: startChild() spawns `node --import tsx <entry>` with an IPC channel
 // and waits for the child's `ready` message. Every child is killed when the parent
 // exits, however it exits (normal end, error, Ctrl-C). Child side: announceReady()
-// reports the child's address and makes the child exit when its parent is gone,
-// so even a parent killed with SIGKILL leaves no orphan behind.
+// reports the child's address, answers the parent's questions (memory, counters)
+// and makes the child exit when its parent is gone, so even a parent killed with
+// SIGKILL leaves no orphan behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +25,8 @@ export interface Child<Info> {
   info: Info;
   /** process.memoryUsage() as the child sees it (asked over IPC). */
   memory(): Promise<ChildMemory>;
+  /** The counters the child chose to expose (announceReady's `stats`), asked over IPC. */
+  stats(): Promise<Record<string, number>>;
   /** SIGTERM, then SIGKILL if the child has not exited within `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -35,7 +38,8 @@ export interface ChildOptions {
   readyTimeoutMs?: number;
 }
 
-type Message = { type: 'ready'; info: unknown } | { type: 'memory'; id: number; usage: ChildMemory };
+type Question = 'memory' | 'stats';
+type Message = { type: 'ready'; info: unknown } | { type: 'answer'; id: number; answer: unknown };
 
 const running = new Set<ChildProcess>();
 let exitHooksInstalled = false;
@@ -73,13 +77,26 @@ export function startChild<Info>(name: string, entry: string, options: ChildOpti
   exited.then(() => running.delete(child));
 
   let nextId = 0;
-  const pendingMemory = new Map<number, (usage: ChildMemory) => void>();
+  const pending = new Map<number, (answer: unknown) => void>();
   child.on('message', (message: Message) => {
-    if (message.type === 'memory') {
-      pendingMemory.get(message.id)?.(message.usage);
-      pendingMemory.delete(message.id);
+    if (message.type === 'answer') {
+      pending.get(message.id)?.(message.answer);
+      pending.delete(message.id);
     }
   });
+  const ask = <T>(question: Question) =>
+    new Promise<T>((done, fail) => {
+      const id = nextId++;
+      const guard = setTimeout(() => {
+        pending.delete(id);
+        fail(new Error(`${name} did not answer "${question}"`));
+      }, 5000);
+      pending.set(id, (answer) => {
+        clearTimeout(guard);
+        done(answer as T);
+      });
+      child.send({ type: question, id });
+    });
 
   return new Promise<Child<Info>>((resolve, reject) => {
     const timeoutMs = options.readyTimeoutMs ?? 60_000;
@@ -98,20 +115,8 @@ export function startChild<Info>(name: string, entry: string, options: ChildOpti
         name,
         pid: child.pid!,
         info: message.info as Info,
-        memory() {
-          const id = nextId++;
-          return new Promise<ChildMemory>((done, fail) => {
-            const guard = setTimeout(() => {
-              pendingMemory.delete(id);
-              fail(new Error(`${name} did not report its memory`));
-            }, 5000);
-            pendingMemory.set(id, (usage) => {
-              clearTimeout(guard);
-              done(usage);
-            });
-            child.send({ type: 'memory', id });
-          });
-        },
+        memory: () => ask<ChildMemory>('memory'),
+        stats: () => ask<Record<string, number>>('stats'),
         async stop(graceMs = 10_000) {
           if (child.exitCode !== null || child.signalCode !== null) return;
           child.kill('SIGTERM');
@@ -124,11 +129,12 @@ export function startChild<Info>(name: string, entry: string, options: ChildOpti
   });
 }
 
-/** Child side: tell the parent where we are; answer memory questions; die with the parent. */
-export function announceReady(info: unknown): void {
+/** Child side: tell the parent where we are; answer its questions; die with the parent. */
+export function announceReady(info: unknown, stats: () => Record<string, number> = () => ({})): void {
   if (!process.send) throw new Error('this module runs as a child of the benchmark (no IPC channel)');
-  process.on('message', (message: { type: string; id: number }) => {
-    if (message.type === 'memory') process.send!({ type: 'memory', id: message.id, usage: process.memoryUsage() });
+  process.on('message', (message: { type: Question; id: number }) => {
+    const answer = message.type === 'memory' ? process.memoryUsage() : stats();
+    process.send!({ type: 'answer', id: message.id, answer });
   });
   process.on('disconnect', () => process.exit(0));
   process.send({ type: 'ready', info });

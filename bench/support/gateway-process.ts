@@ -25,7 +25,8 @@ try {
   const server = await startServer(config, { handleSignals: true, print: () => {} });
   const tenant = await createTenant(server.ctx.db, 'bench');
   const { key } = await issueApiKey(server.ctx, tenant.id, { name: 'bench' }, null);
-  announceReady({ url: server.url, key, tenantId: tenant.id } satisfies GatewayInfo);
+  // Database queries so far: the cached key path and the batched usage log make none per request.
+  announceReady({ url: server.url, key, tenantId: tenant.id } satisfies GatewayInfo, () => ({ dbQueries: server.ctx.db.stats.queries }));
 } catch (error) {
   process.stderr.write(`gateway child: ${(error as Error).stack ?? error}\n`);
   process.exit(1);

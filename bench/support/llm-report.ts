@@ -17,6 +17,8 @@ export interface SaturationRow extends SaturationResult {
   /** Requests the upstream served and connections it accepted during the measured run. */
   upstreamRequests: number;
   upstreamConnections: number;
+  /** Gateway only: database queries per request (the usage log is written in batches). */
+  dbQueriesPerRequest: number | null;
   /** Which round (0-based); -1 for the median over the rounds. */
   round: number;
 }
@@ -89,6 +91,10 @@ export function printReport(saturation: SaturationRow[], paced: PacedRow[], firs
   line(['---', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']);
   for (const r of saturation) {
     line([r.path, r.mode, fmt(r.rps, 0), r.p50, r.p99, cpu(r.proxyCpuMsPerRequest), cpu(r.proxyMainThreadCpuMsPerRequest), fmt(r.upstreamCpuMsPerRequest, 3), r.upstreamConnections, r.non2xx, r.errors]);
+  }
+
+  for (const r of saturation.filter((row) => row.dbQueriesPerRequest !== null)) {
+    console.log(`  ${r.path} ${r.mode}: ${fmt(r.dbQueriesPerRequest!, 4)} database queries per request (usage records go out in batches)`);
   }
 
   console.log(`\nFixed rate: ${rate} req/s, open loop (ms)\n`);
