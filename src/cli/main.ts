@@ -9,6 +9,7 @@ import { COMMANDS, findCommand, prepareArgs } from './commands.js';
 import type { CommandArgs, CommandSpec } from './command-spec.js';
 import { executeCommand } from './execute.js';
 import { VERSION } from '../context.js';
+import { modelsCommand, MODELS_USAGE } from './models.js';
 
 const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
 
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (first === 'start') return await start(argv.slice(1), cli);
+    if (first === 'models') return await modelsCommand(loadConfig(process.env), argv.slice(1), print, (line) => process.stderr.write(`${line}\n`));
 
     const spec = findCommand(first) ?? (second !== undefined ? findCommand(`${first} ${second}`) : undefined);
     if (!spec) {
@@ -150,6 +152,7 @@ function generalHelp(cli: string): string {
     'Commands:',
     `  ${'start'.padEnd(width)}Start the server (HTTPS on HOST:PORT, default 127.0.0.1:8443).`,
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    ...MODELS_USAGE.map((line) => `  ${line}`),
     '',
     'Every command takes --help. Record commands print for people; --json prints the record as one JSON object.',
     'They work whether or not the server runs: while it runs on the embedded database they go through it.',
