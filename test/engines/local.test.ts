@@ -196,6 +196,46 @@ describe('local engine (llama.cpp child process)', () => {
     assert.equal(rest.at(-1)?.type, 'end');
   });
 
+  it('timeouts: a request queued behind a slow reader times out; a reader that stops reading is cut off', async () => {
+    const quick = new LocalEngine({ modelsDir, threads: 1, contextSize: 256, timeoutMs: 1500, pullMaxBytes: 1024 });
+    try {
+      // The child's cold start counts against the first request's deadline: retry until it is up.
+      for (let attempt = 0; ; attempt++) {
+        const outcome = await quick.chat(chatRequest({ maxTokens: 1 })).catch((error: unknown) => error);
+        if (!(outcome instanceof Error)) break;
+        if (attempt >= 10 || !(outcome instanceof EngineError && outcome.failure === 'timeout')) throw outcome;
+      }
+      // A reader taking a chunk every 100 ms holds the model (paused generation) without ever stalling.
+      let reading = true;
+      const slowStream = await quick.chatStream(chatRequest({ model: 'endless', maxTokens: 200 }));
+      const slow = (async () => {
+        for await (const _chunk of slowStream) {
+          await sleep(100);
+          if (!reading) break;
+        }
+      })();
+      const queued = await rejectsWith(quick.chat(chatRequest({ model: 'endless', maxTokens: 3 })), 'timeout');
+      assert.equal(queued.retryable, true);
+      reading = false;
+      await slow;
+
+      const stalled = (await quick.chatStream(chatRequest({ model: 'endless', maxTokens: 200 })))[Symbol.asyncIterator]();
+      await stalled.next();
+      await sleep(1700);
+      await rejectsWith(
+        (async () => {
+          for (let step = await stalled.next(); !step.done; step = await stalled.next());
+        })(),
+        'timeout',
+        /took nothing for 1500 ms/,
+      );
+      // The model is free again.
+      assert.equal((await quick.chat(chatRequest({ model: 'endless', maxTokens: 3 }))).usage.completionTokens, 3);
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('concurrent requests on one model are served in turn without mixing', async () => {
     const alone = await engine.chat(chatRequest({ maxTokens: 30 }));
     const other = await engine.chat(chatRequest({ maxTokens: 30, messages: [{ role: 'user', content: 'the world' }] }));

@@ -271,21 +271,20 @@ export class LocalEngine implements Engine {
     };
   }
 
+  /** Waits for `work` until the signal fires; a fired signal is a timeout or an abort, whatever `work` said. */
   private async withSignal<T>(work: Promise<T>, signal: AbortSignal, timedOut: () => boolean): Promise<T> {
-    const stop = () =>
-      timedOut()
-        ? new EngineError('timeout', `The local engine did not answer within ${this.options.timeoutMs} ms.`)
-        : new EngineError('aborted', 'The request was aborted.');
-    if (signal.aborted) {
-      work.catch(() => {});
-      throw stop();
-    }
+    work.catch(() => {}); // a load we stopped waiting for may still fail; nobody is listening
     let onAbort: () => void = () => {};
     try {
-      return await Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(stop())), { once: true }))]);
+      signal.throwIfAborted();
+      return await Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }))]);
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw timedOut()
+        ? new EngineError('timeout', `The local engine did not answer within ${this.options.timeoutMs} ms.`)
+        : new EngineError('aborted', 'The request was aborted.');
     } finally {
       signal.removeEventListener('abort', onAbort);
-      work.catch(() => {}); // a load we stopped waiting for may still fail; nobody is listening
     }
   }
 }

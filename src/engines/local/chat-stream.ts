@@ -18,6 +18,7 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
   private consumedSinceCredit = 0;
   private started: { resolve: () => void; reject: (error: EngineError) => void } | undefined;
   private stallTimer: NodeJS.Timeout | undefined;
+  private lastTakenAt = performance.now();
 
   constructor(
     private readonly host: ChildHost,
@@ -67,13 +68,13 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
 
   message(message: ChildMessage): void {
     if (message.type === 'started') this.started?.resolve();
-    else if (message.type === 'delta') this.push({ type: 'delta', content: message.text });
-    else if (message.type === 'end') {
-      this.push({
-        type: 'end',
-        finishReason: message.finishReason,
-        usage: { promptTokens: message.promptTokens, completionTokens: message.completionTokens },
-      });
+    else if (message.type === 'delta') {
+      if (!this.failure) this.push({ type: 'delta', content: message.text }); // nothing more reaches a cancelled reader
+    } else if (message.type === 'end') {
+      if (!this.failure) {
+        const usage = { promptTokens: message.promptTokens, completionTokens: message.completionTokens };
+        this.push({ type: 'end', finishReason: message.finishReason, usage });
+      }
       this.settle();
     } else if (message.type === 'error') {
       this.fail(new EngineError(message.failure, message.message));
@@ -94,8 +95,7 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
       for (;;) {
         const chunk = this.queue.shift();
         if (chunk) {
-          clearTimeout(this.stallTimer);
-          this.stallTimer = undefined;
+          this.lastTakenAt = performance.now();
           if (chunk.type === 'delta') this.credit();
           yield chunk;
           if (chunk.type === 'end') return;
@@ -113,10 +113,20 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
   private push(chunk: ChatChunk): void {
     this.queue.push(chunk);
     this.notify();
-    if (this.queue.length >= WINDOW && !this.stallTimer) {
-      this.stallTimer = setTimeout(() => this.cancel(new EngineError('timeout', `The stream's reader took nothing for ${this.stallMs} ms.`)), this.stallMs);
-      this.stallTimer.unref();
-    }
+    this.watchReader(this.stallMs);
+  }
+
+  /** Cancels when chunks have waited `stallMs` with nothing taken (one timer per stall, not per chunk). */
+  private watchReader(delay: number): void {
+    if (this.stallTimer || this.settled) return; // once the child is done, a slow reader holds nothing
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      if (this.queue.length === 0) return;
+      const idle = performance.now() - this.lastTakenAt;
+      if (idle >= this.stallMs) this.cancel(new EngineError('timeout', `The stream's reader took nothing for ${this.stallMs} ms.`));
+      else this.watchReader(this.stallMs - idle);
+    }, delay);
+    this.stallTimer.unref();
   }
 
   private credit(): void {

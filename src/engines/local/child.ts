@@ -65,7 +65,9 @@ async function load(message: Extract<ParentMessage, { op: 'load' }>): Promise<Lo
   let loaded = models.get(message.key);
   if (!loaded) {
     recentErrors.length = 0;
-    const model = await llama.loadModel({ modelPath: message.path }).catch((error: unknown) => {
+    const model = await llama.loadModel({ modelPath: message.path }).catch(async (error: unknown) => {
+      // llama.cpp's log lines reach us through their own async queue and may trail the rejection.
+      await new Promise((resolve) => setTimeout(resolve, 50));
       const why = recentErrors.join('; ').slice(0, 1000) || (error instanceof Error ? error.message : String(error));
       throw new Failure('model_not_found', `llama.cpp could not load the model: ${why}`);
     });
@@ -175,6 +177,7 @@ async function chat(message: Extract<ParentMessage, { op: 'chat' }>, run: Runnin
         send({ type: 'delta', id: message.id, text: chunk.text });
       },
     });
+    if (signal.aborted) throw new Failure('aborted', 'The request was aborted.');
     const stop = response.metadata.stopReason;
     // The end-of-generation token is sampled but is not part of the answer.
     const completionTokens = Math.max(0, meter.usedOutputTokens - outputBefore - (stop === 'eogToken' ? 1 : 0));
