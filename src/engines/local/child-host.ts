@@ -95,10 +95,6 @@ export class ChildHost {
     this.keepAlive();
   }
 
-  get running(): boolean {
-    return this.child !== undefined;
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     const child = this.child ?? (await this.starting?.catch(() => undefined));
@@ -156,7 +152,10 @@ export class ChildHost {
       throw new EngineError('unreachable', `The local engine process did not start: ${(error as Error).message}`, { cause: error });
     }
     if (this.closed) {
+      // close() ran while we started: it waits on `starting`, so the child is gone when it returns.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGKILL');
+      await exited;
       throw new EngineError('unreachable', 'The local engine is closed.');
     }
     this.options.onLog('info', `local engine process ${child.pid} started in ${Math.round(performance.now() - started)} ms`);
