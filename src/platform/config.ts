@@ -45,6 +45,12 @@ export interface LlmConfig {
   nodes: ConfiguredNode[];
   /** CIDR blocks a node URL may never resolve to (link-local, cloud metadata…). */
   nodeDenyCidrs: string[];
+  /**
+   * Also refused for URLs a tenant admin (not a platform admin) gives: their nodes
+   * and model downloads. Loopback and private ranges by default, so one tenant
+   * cannot reach (or port-scan through health checks) the operator's network.
+   */
+  tenantNodeDenyCidrs: string[];
   /** The embedded llama.cpp engine over GGUF files in `modelsDir`. */
   localEngine: boolean;
   modelsDir: string;
@@ -65,6 +71,9 @@ export interface LlmConfig {
 // metadata endpoints 169.254.169.254 and fd00:ec2::254) and Alibaba's 100.100.100.200.
 // Loopback and private ranges stay allowed: Ollama on localhost is the common case.
 export const DEFAULT_NODE_DENY_CIDRS = ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'];
+export const DEFAULT_TENANT_NODE_DENY_CIDRS = [
+  '0.0.0.0/8', '127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '::/128', '::1/128', 'fc00::/7',
+];
 
 export class ConfigError extends Error {
   constructor(readonly variable: string, message: string) {
@@ -130,7 +139,8 @@ export function loadConfig(env: Env = process.env): Config {
     lastUsedFlushSeconds: read.int('GATEWAY_LAST_USED_FLUSH_SECONDS', 30, 1, 3600),
     llm: {
       nodes: readNodes(read.string('GATEWAY_NODES')),
-      nodeDenyCidrs: read.string('GATEWAY_NODE_DENY_CIDRS') === undefined ? DEFAULT_NODE_DENY_CIDRS : read.list('GATEWAY_NODE_DENY_CIDRS').map((c) => read.cidr('GATEWAY_NODE_DENY_CIDRS', c)),
+      nodeDenyCidrs: read.cidrList('GATEWAY_NODE_DENY_CIDRS', DEFAULT_NODE_DENY_CIDRS),
+      tenantNodeDenyCidrs: read.cidrList('GATEWAY_TENANT_NODE_DENY_CIDRS', DEFAULT_TENANT_NODE_DENY_CIDRS),
       localEngine: read.oneOf('GATEWAY_LOCAL_ENGINE', ['on', 'off'], 'on') === 'on',
       modelsDir: path.resolve(read.string('GATEWAY_MODELS_DIR') ?? path.join(dataDir, 'models')),
       // llama.cpp's default (one thread per core) spins and collapses throughput on a busy small machine.
@@ -221,6 +231,14 @@ class Reader {
     }
     if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
     return raw;
+  }
+
+  /** A comma list of CIDR blocks; `none` for an empty list (an empty value means the default). */
+  cidrList(name: string, fallback: string[]): string[] {
+    const raw = this.string(name);
+    if (raw === undefined) return fallback;
+    if (raw.toLowerCase() === 'none') return [];
+    return this.list(name).map((c) => this.cidr(name, c));
   }
 
   cidr(name: string, value: string): string {

@@ -31,6 +31,9 @@ describe('llm nodes API', () => {
     gw = await startGateway({
       GATEWAY_NODES: JSON.stringify([{ engine: 'openai', url: configured.url, name: 'configured', apiKey: 'sk-config-secret-0b1c' }]),
       GATEWAY_NODE_HEALTH_INTERVAL_SECONDS: '3600',
+      // The fakes listen on loopback, which tenant admins may not use by default:
+      // here the tenant deny list is a private range the tests probe explicitly.
+      GATEWAY_TENANT_NODE_DENY_CIDRS: '10.0.0.0/8,fc00::/7',
     });
     const p = await seedTenant(gw, 'platform', ['admin', 'platform_admin']);
     platform = await tokenFor(gw, p.admin.id, p.tenantId);
@@ -211,6 +214,22 @@ describe('llm nodes API', () => {
       assert.equal((await call('PATCH', `/nodes/${id}`, { token: platform, json: { name: 'x' } })).status, 404, id);
       assert.equal((await call('DELETE', `/nodes/${id}`, { token: platform })).status, 404, id);
     }
+  });
+
+  it("holds a tenant admin's node URLs to the tenant deny list too; a platform admin may use those ranges", async () => {
+    for (const url of ['http://10.1.2.3:11434', 'http://[fd12::1]:8000']) {
+      const refused = await call('POST', '/nodes', { token: adminA, json: { name: 'internal', engine: 'ollama', url } });
+      assert.equal(refused.status, 400, `${url}: ${refused.text}`);
+      assert.equal(refused.body.errors[0].field, 'url');
+      assert.match(refused.body.detail, /deny list/);
+    }
+    const own = (await call('POST', '/nodes', { token: adminA, json: { name: 'own', engine: 'openai', url: extra.url } })).body;
+    const moved = await call('PATCH', `/nodes/${own.id}`, { token: adminA, json: { url: 'http://10.9.9.9:8000' } });
+    assert.equal(moved.status, 400);
+    assert.equal((await call('DELETE', `/nodes/${own.id}`, { token: adminA })).status, 204);
+    const operator = await call('POST', '/nodes', { token: platform, json: { name: 'internal', engine: 'ollama', url: 'http://10.1.2.3:11434', enabled: false } });
+    assert.equal(operator.status, 201, operator.text);
+    assert.equal((await call('DELETE', `/nodes/${operator.body.id}`, { token: platform })).status, 204);
   });
 
   it('holds model downloads into the local engine to the same deny list', async () => {

@@ -24,7 +24,8 @@ export interface LlmServices {
   /** The nodes and their health, for the nodes API; reloads itself on `computeNode` invalidations. */
   nodes: NodeRegistry;
   /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
-  checkUrl(url: string): Promise<URL>;
+  /** `tenant`: a URL a tenant admin gave, also checked against the tenant deny list (private ranges). */
+  checkUrl(url: string, scope?: UrlScope): Promise<URL>;
   /** Sends node health changes and background failures to `log` (buildApp points it at the server's logger; silent until then, e.g. in CLI commands). */
   setLog(log: LlmLog): void;
   /** Stops the health loop, closes every engine (and the local child), flushes usage. */
@@ -32,6 +33,7 @@ export interface LlmServices {
 }
 
 export type { LlmLog };
+export type UrlScope = 'platform' | 'tenant';
 
 export interface LlmDeps {
   config: Config;
@@ -48,7 +50,8 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   let sink: LlmLog = () => {};
   const log: LlmLog = (level, message) => sink(level, message);
   const deny = denyListFrom(llm.nodeDenyCidrs);
-  const checkUrl = (url: string) => checkOutboundUrl(url, deny);
+  const tenantDeny = denyListFrom([...llm.nodeDenyCidrs, ...llm.tenantNodeDenyCidrs]);
+  const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, scope === 'tenant' ? tenantDeny : deny);
 
   const engineFor = (node: NodeDefinition): Engine => {
     if (node.engine === 'local') {
@@ -75,6 +78,8 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     staticNodes: staticNodeDefinitions(llm, new Date()),
     loadApiNodes: async () => (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, (message) => log('error', message))),
     createEngine: engineFor,
+    // The tenant deny list is applied when a tenant admin gives the URL; here the
+    // platform list is re-checked in case the name now resolves elsewhere.
     checkUrl: async (node) => {
       await checkUrl(node.url!);
     },

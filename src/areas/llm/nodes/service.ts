@@ -84,7 +84,7 @@ export async function getNode(ctx: AppContext, principal: Principal, id: string)
 export async function createNode(ctx: AppContext, principal: Principal, input: NewNode): Promise<ComputeNode> {
   requireNodeAdmin(principal);
   const tenantIds = await tenantIdsFor(ctx, principal, input.tenantIds);
-  const url = await checkNodeUrl(ctx, input.url);
+  const url = await checkNodeUrl(ctx, principal, input.url);
   const row = await computeNodeRepository.insert(ctx.db, {
     id: newId('computeNode'),
     name: input.name.trim(),
@@ -105,7 +105,7 @@ export async function updateNode(ctx: AppContext, principal: Principal, id: stri
   const changes: ComputeNodeChanges = {};
   if (patch.name !== undefined) changes.name = patch.name.trim();
   if (patch.engine !== undefined) changes.engine = patch.engine;
-  if (patch.url !== undefined) changes.url = await checkNodeUrl(ctx, patch.url);
+  if (patch.url !== undefined) changes.url = await checkNodeUrl(ctx, principal, patch.url);
   if (patch.apiKey !== undefined) changes.apiKeyEncrypted = patch.apiKey === null ? null : ctx.secrets.encrypt(patch.apiKey);
   if (patch.tenantIds !== undefined) changes.tenantIds = await tenantIdsFor(ctx, principal, patch.tenantIds);
   if (patch.enabled !== undefined) changes.enabled = patch.enabled;
@@ -163,10 +163,10 @@ async function tenantIdsFor(ctx: AppContext, principal: Principal, requested: st
   return ids;
 }
 
-async function checkNodeUrl(ctx: AppContext, raw: string): Promise<string> {
+async function checkNodeUrl(ctx: AppContext, principal: Principal, raw: string): Promise<string> {
   let url: URL;
   try {
-    url = await ctx.llm.checkUrl(raw.trim());
+    url = await ctx.llm.checkUrl(raw.trim(), isPlatformAdmin(principal) ? 'platform' : 'tenant');
   } catch (error) {
     if (error instanceof UrlRefused) throw validation('url', error.message);
     throw error;
