@@ -1,6 +1,7 @@
 // The one interface every model-serving engine speaks to the gateway. An engine
 // adapter wraps one compute node (one base URL, or the local llama.cpp child);
 // the router in src/areas/llm/router picks which adapter serves a request.
+import type { LookupFunction } from 'node:net';
 
 export type EngineKind = 'openai' | 'ollama' | 'local';
 export const ENGINE_KINDS: readonly EngineKind[] = ['openai', 'ollama', 'local'];
@@ -127,4 +128,10 @@ export interface EngineNodeOptions {
   apiKey?: string;
   /** Time allowed for the engine's answer headers (and first frame when streaming). */
   timeoutMs: number;
+  /**
+   * Resolves host names for each new connection. The gateway passes one that refuses
+   * deny-listed addresses, so a name that passed the URL check cannot later be
+   * re-pointed (DNS rebinding) at a metadata endpoint.
+   */
+  lookup?: LookupFunction;
 }

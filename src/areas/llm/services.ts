@@ -14,7 +14,7 @@ import type { NodeDefinition } from './router/node-runtime.js';
 import type { ModelRouter } from './router/types.js';
 import { computeNodeRepository } from './nodes/repository.js';
 import { definitionFromRow, staticNodeDefinitions } from './nodes/definitions.js';
-import { checkOutboundUrl, denyListFrom } from './nodes/url-guard.js';
+import { checkOutboundUrl, denyListFrom, guardedLookup } from './nodes/url-guard.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
@@ -51,6 +51,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const log: LlmLog = (level, message) => sink(level, message);
   const deny = denyListFrom(llm.nodeDenyCidrs);
   const tenantDeny = denyListFrom([...llm.nodeDenyCidrs, ...llm.tenantNodeDenyCidrs]);
+  const lookup = guardedLookup(deny);
   const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, scope === 'tenant' ? tenantDeny : deny);
 
   const engineFor = (node: NodeDefinition): Engine => {
@@ -63,6 +64,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
           contextSize: llm.localContextSize,
           timeoutMs: llm.upstreamTimeoutMs,
           pullMaxBytes: llm.pullMaxBytes,
+          lookup,
           // Model downloads (and each redirect hop) obey the same deny list as node URLs.
           checkUrl: async (url: URL) => {
             await checkUrl(url.href);
@@ -71,7 +73,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
         },
       });
     }
-    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs } });
+    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup } });
   };
 
   const nodes = new NodeRegistry({

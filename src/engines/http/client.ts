@@ -1,6 +1,7 @@
 // The HTTP side every remote engine adapter shares: one keep-alive undici Pool
 // per node, the node's auth header, bounded body reads, and the mapping of
 // transport failures and non-2xx answers to EngineErrors (see errors.ts).
+import type { LookupFunction } from 'node:net';
 import { Pool, type Dispatcher } from 'undici';
 import type { EngineKind } from '../types.js';
 import { parseNodeUrl } from './base-url.js';
@@ -20,6 +21,8 @@ export interface EngineHttpOptions {
   timeoutMs: number;
   /** A path suffix operators may include in the URL that the adapter adds itself (`/v1`). */
   stripSuffix?: string;
+  /** Name resolution for new connections (the deny-list guard). */
+  lookup?: LookupFunction;
 }
 
 export type ResponseBody = Dispatcher.ResponseData['body'];
@@ -49,7 +52,7 @@ export class EngineHttp {
       keepAliveMaxTimeout: 600_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      connect: { timeout: Math.min(options.timeoutMs, 10_000) },
+      connect: { timeout: Math.min(options.timeoutMs, 10_000), ...(options.lookup ? { lookup: options.lookup } : {}) },
     });
   }
 

@@ -7,6 +7,7 @@
 // Concurrency: per model, one generation at a time (one context, one sequence,
 // FIFO in the child); different models run side by side. Loads go one at a time,
 // so a crash while loading names exactly one file.
+import type { LookupFunction } from 'node:net';
 import {
   EngineError,
   type ChatChunk,
@@ -33,6 +34,8 @@ export interface LocalEngineOptions {
   pullMaxBytes: number;
   /** Checked for the pull URL and every redirect hop (deny-listed addresses); throws to refuse. Optional. */
   checkUrl?: (url: URL) => Promise<void>;
+  /** Name resolution for download connections (the deny-list guard against DNS rebinding). */
+  lookup?: LookupFunction;
   onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
@@ -132,6 +135,7 @@ export class LocalEngine implements Engine {
       maxBytes: this.options.pullMaxBytes,
       timeoutMs: this.options.timeoutMs,
       checkUrl: this.options.checkUrl,
+      lookup: this.options.lookup,
       log: this.log,
       trialLoad: (path, signal) => this.trialLoad(path, signal),
     });

@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import { EngineError, type PullProgress, type PullRequest } from '../types.js';
 import { PARTIAL_DIR, modelIdFromName, type ModelCatalog } from './catalog.js';
@@ -15,6 +16,8 @@ export interface PullDependencies {
   maxBytes: number;
   timeoutMs: number;
   checkUrl?: (url: URL) => Promise<void>;
+  /** Name resolution for the download's connections (the deny-list guard). */
+  lookup?: LookupFunction | undefined;
   log: (level: 'info' | 'warn' | 'error', message: string) => void;
   /** Loads the file once in the llama.cpp child; rejects when llama.cpp refuses it or dies on it. */
   trialLoad: (file: string, signal: AbortSignal) => Promise<void>;
@@ -38,7 +41,7 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
   await removeStalePartials(partialDir);
 
   const partial = path.join(partialDir, `${id}.${randomUUID()}.partial`);
-  const agent = new Agent({ headersTimeout: deps.timeoutMs, bodyTimeout: deps.timeoutMs, connections: 1 });
+  const agent = new Agent({ headersTimeout: deps.timeoutMs, bodyTimeout: deps.timeoutMs, connections: 1, ...(deps.lookup ? { connect: { lookup: deps.lookup } } : {}) });
   const started = performance.now();
   let placed = false;
   try {

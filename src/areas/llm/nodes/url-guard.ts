@@ -4,7 +4,8 @@
 // never follow redirects (undici's request does not), so the checked address is
 // the one they talk to; the health loop re-checks, in case DNS changes later.
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { lookup as lookupWithCallback } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 const LOOKUP_TIMEOUT_MS = 5000;
 
@@ -37,6 +38,26 @@ export async function checkOutboundUrl(raw: string, deny: BlockList): Promise<UR
     if (isDenied(address, deny)) throw new UrlRefused(`resolves to ${address}, which this server may not connect to (deny list)`);
   }
   return url;
+}
+
+/**
+ * A resolver for outbound connections that refuses deny-listed addresses. The URL
+ * check above runs when a node is saved; this runs at every new connection, so a
+ * host name re-pointed afterwards (DNS rebinding) cannot reach a denied address.
+ */
+export function guardedLookup(deny: BlockList): LookupFunction {
+  return (hostname, options, callback) => {
+    lookupWithCallback(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const denied = addresses.find((entry) => isDenied(entry.address, deny));
+      if (denied || addresses.length === 0) {
+        const refusal = Object.assign(new Error(`${hostname} resolves to ${denied?.address ?? 'nothing'}, which this server may not connect to (deny list)`), { code: 'EADDRNOTAVAIL' });
+        return callback(refusal, '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, all: typeof addresses) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 }
 
 export function isDenied(address: string, deny: BlockList): boolean {
