@@ -17,11 +17,11 @@ export interface OpenStream {
   status: number;
   headers: http.IncomingHttpHeaders;
   res: http.IncomingMessage;
-  /** Everything received so far, parsed. */
-  items(): SseItem[];
-  /** Raw text received so far. */
-  text(): string;
-  /** Resolves once `predicate` holds for what was received (fails after `timeoutMs`). */
+  /** Every complete item received so far, in order. */
+  items: SseItem[];
+  /** Body bytes received so far. */
+  bytes(): number;
+  /** Resolves once `predicate` holds for what was received (fails after `timeoutMs`, or when the stream ends first). */
   until(predicate: (items: SseItem[]) => boolean, timeoutMs?: number): Promise<SseItem[]>;
   /** Resolves with every item when the response ends. */
   end(timeoutMs?: number): Promise<SseItem[]>;
@@ -29,81 +29,92 @@ export interface OpenStream {
   destroy(): void;
 }
 
-/** POSTs `json` and resolves once the status line and headers are in; the body is read as it comes. */
-export function openStream(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>): Promise<OpenStream> {
+/** A POST whose response has not been waited for: cut it off with destroy(). */
+export interface PendingRequest {
+  req: http.ClientRequest;
+  response: Promise<http.IncomingMessage>;
+  destroy(): void;
+}
+
+export function post(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>): PendingRequest {
   const { port } = new URL(gw.url);
   const body = JSON.stringify(json);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: '127.0.0.1', port, method: 'POST', path, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
-      (res) => {
-        let text = '';
-        let ended = false;
-        const waiters = new Set<() => void>();
-        const notify = () => waiters.forEach((w) => w());
-        res.setEncoding('utf8');
-        res.on('data', (chunk: string) => {
-          text += chunk;
-          notify();
-        });
-        res.on('end', () => {
-          ended = true;
-          notify();
-        });
-        res.on('close', () => {
-          ended = true;
-          notify();
-        });
-        const items = () => parseSse(text);
-        const until = (predicate: (items: SseItem[]) => boolean, timeoutMs = 5000) =>
-          new Promise<SseItem[]>((ok, fail) => {
-            const check = () => {
-              const now = items();
-              if (predicate(now)) {
-                done();
-                ok(now);
-              } else if (ended) {
-                done();
-                fail(new Error(`stream ended before the expected frames; got: ${text.slice(0, 2000)}`));
-              }
-            };
-            const timer = setTimeout(() => {
-              done();
-              fail(new Error(`timed out waiting for frames; got: ${text.slice(0, 2000)}`));
-            }, timeoutMs);
-            const done = () => {
-              clearTimeout(timer);
-              waiters.delete(check);
-            };
-            waiters.add(check);
-            check();
-          });
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          res,
-          items,
-          text: () => text,
-          until,
-          end: (timeoutMs = 10_000) =>
-            new Promise<SseItem[]>((ok, fail) => {
-              if (ended) return ok(items());
-              const timer = setTimeout(() => fail(new Error(`stream did not end in time; got: ${text.slice(-2000)}`)), timeoutMs);
-              const check = () => {
-                if (!ended) return;
-                clearTimeout(timer);
-                waiters.delete(check);
-                ok(items());
-              };
-              waiters.add(check);
-            }),
-          destroy: () => req.destroy(),
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path,
+    agent: false,
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
   });
+  const response = new Promise<http.IncomingMessage>((resolve, reject) => {
+    req.on('response', resolve);
+    req.on('error', reject);
+  });
+  response.catch(() => undefined); // a destroyed request rejects; tests that destroy do not wait on it
+  req.end(body);
+  return { req, response, destroy: () => req.destroy() };
+}
+
+/** POSTs `json` and resolves once the status line and headers are in; the body is parsed as it comes. */
+export async function openStream(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>): Promise<OpenStream> {
+  const pending = post(gw, path, json, headers);
+  const res = await pending.response;
+  const items: SseItem[] = [];
+  let buffer = '';
+  let bytes = 0;
+  let ended = false;
+  const waiters = new Set<() => void>();
+  const notify = () => [...waiters].forEach((w) => w());
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    bytes += Buffer.byteLength(chunk);
+    buffer += chunk;
+    let at: number;
+    while ((at = buffer.indexOf('\n\n')) >= 0) {
+      items.push(...parseSse(buffer.slice(0, at + 2)));
+      buffer = buffer.slice(at + 2);
+    }
+    notify();
+  });
+  const finish = () => {
+    ended = true;
+    notify();
+  };
+  res.on('end', finish);
+  res.on('close', finish);
+  res.on('error', finish);
+  const describe = () => JSON.stringify(items.slice(-8)).slice(0, 2000);
+  const wait = (done: () => boolean, failWhenEnded: boolean, what: string, timeoutMs: number) =>
+    new Promise<SseItem[]>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${what}; last items: ${describe()}`));
+      }, timeoutMs);
+      function check() {
+        if (done()) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve(items);
+        } else if (ended && failWhenEnded) {
+          clearTimeout(timer);
+          waiters.delete(check);
+          reject(new Error(`stream ended before ${what}; last items: ${describe()}`));
+        }
+      }
+      waiters.add(check);
+      check();
+    });
+  return {
+    status: res.statusCode ?? 0,
+    headers: res.headers,
+    res,
+    items,
+    bytes: () => bytes,
+    until: (predicate, timeoutMs = 5000) => wait(() => predicate(items), true, 'the expected frames', timeoutMs),
+    end: (timeoutMs = 10_000) => wait(() => ended, false, 'the end of the stream', timeoutMs),
+    destroy: pending.destroy,
+  };
 }
 
 /** Splits event-stream text into items; an unfinished last event is left out. */

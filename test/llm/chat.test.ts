@@ -17,7 +17,7 @@ describe('llm chat/completions (JSON)', () => {
   let main: FakeEngine;
   let silent: FakeEngine;
   let lonely: FakeEngine;
-  let tenantId: string, adminToken: string, key: string, keyId: string, memberToken: string;
+  let tenantId: string, adminToken: string, key: string, memberToken: string;
 
   const lastChat = (fake: FakeEngine) => [...fake.requests].reverse().find((r) => r.path === '/v1/chat/completions')!;
   const chat = (json: unknown, credential: { apiKey?: string; token?: string } = { apiKey: key }) => gw.request('POST', CHAT, { ...credential, json });
@@ -32,7 +32,7 @@ describe('llm chat/completions (JSON)', () => {
     tenantId = t.tenantId;
     adminToken = await tokenFor(gw, t.admin.id, tenantId);
     memberToken = await tokenFor(gw, (await seedUser(gw, tenantId)).id, tenantId);
-    ({ key, id: keyId } = await createApiKey(gw, tenantId, 'chat'));
+    key = (await createApiKey(gw, tenantId, 'chat')).key;
   });
   after(async () => {
     await gw?.close();
@@ -235,7 +235,6 @@ describe('llm chat/completions (JSON)', () => {
     const malformed = await gw.request('POST', CHAT, { apiKey: key, body: '{"messages": [', headers: { 'content-type': 'application/json' } });
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body.code, 'BAD_REQUEST');
-    assert.ok(keyId);
   });
 
   it('never logs prompts or completions', async () => {
