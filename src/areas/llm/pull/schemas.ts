@@ -17,8 +17,9 @@ export const PullBody = Type.Object({
 });
 export type PullBody = Static<typeof PullBody>;
 
-// A bare file name: no separators, no leading dot, nothing a path could be made of.
-const LOCAL_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+// A bare file name: no separators, no leading dot, nothing a path could be made of
+// (the local engine's own rule: up to 200 characters before an optional `.gguf`).
+const LOCAL_FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._+-]{0,199}(\.gguf)?$/;
 
 /** The rules the schema cannot say because they depend on the engine; throws a 400 naming the field. */
 export function checkPullBody(engine: PullEngine, body: PullBody): void {
@@ -28,7 +29,7 @@ export function checkPullBody(engine: PullEngine, body: PullBody): void {
     return;
   }
   if (!LOCAL_FILE_NAME.test(body.model)) {
-    throw validation('model', 'must be a plain file name (letters, digits, ".", "_" and "-"; no path) for the local engine');
+    throw validation('model', 'must be a plain file name (letters, digits, ".", "_", "+" and "-"; no path) for the local engine');
   }
   if (body.url === undefined) throw validation('url', 'is required for the local engine');
   let url: URL;

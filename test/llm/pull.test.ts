@@ -1,0 +1,188 @@
+// POST /api/llm/v1/{engine}/models/pull/stream: who may pull, what a pull request
+// must hold, Ollama's progress relayed as camelCase frames (success and error),
+// the pull cancelled when the admin goes away, and a local pull end to end: a tiny
+// GGUF from a loopback server into the models dir, listed and served at once.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines.js';
+import { tinyGgufBytes } from '../helpers/tiny-gguf.js';
+import { createApiKey } from '../gateway/support.js';
+import { gatewayOver, openStream, payloads } from './chat-support.js';
+
+const pullPath = (engine: string) => `/api/llm/v1/${engine}/models/pull/stream`;
+const FRAME_KEYS = new Set(['status', 'digest', 'total', 'completed']);
+
+describe('llm model pull stream', () => {
+  let gw: TestGateway;
+  let ollama: FakeEngine;
+  let files: http.Server;
+  let filesUrl: string;
+  const gguf = tinyGgufBytes({ seed: 7 });
+  let tenantId: string, admin: string, member: string, key: string;
+
+  const pull = (engine: string, json: unknown, credential: { token?: string; apiKey?: string } = { token: admin }) =>
+    gw.request('POST', pullPath(engine), { ...credential, json });
+  const stream = (engine: string, json: unknown) => openStream(gw, pullPath(engine), json, { authorization: `Bearer ${admin}` });
+
+  before(async () => {
+    ollama = await startFakeOllama({ models: ['present:latest'] });
+    files = http.createServer((req, res) => {
+      if (req.url === '/tiny.gguf') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': gguf.length });
+        res.end(gguf);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+    // The local engine on (its default), next to one Ollama node.
+    gw = await gatewayOver([ollama], { GATEWAY_LOCAL_ENGINE: 'on', GATEWAY_LOCAL_THREADS: '1' });
+    const t = await seedTenant(gw, 'pull');
+    tenantId = t.tenantId;
+    admin = await tokenFor(gw, t.admin.id, tenantId);
+    member = await tokenFor(gw, (await seedUser(gw, tenantId)).id, tenantId);
+    key = (await createApiKey(gw, tenantId, 'pull')).key;
+  });
+  after(async () => {
+    await gw?.close();
+    await ollama?.close();
+    await new Promise((resolve) => files?.close(resolve));
+  });
+
+  it('is for tenant admins only', async () => {
+    const json = { model: 'llama3.2:1b' };
+    assert.equal((await pull('ollama', json, {})).status, 401);
+    const byKey = await pull('ollama', json, { apiKey: key });
+    assert.equal(byKey.status, 403);
+    assert.equal(byKey.body.code, 'FORBIDDEN');
+    assert.equal((await pull('ollama', json, { token: member })).status, 403);
+    assert.equal(ollama.requests.filter((r) => r.path === '/api/pull').length, 0, 'nothing reached the engine');
+  });
+
+  it('answers 404 for engines that cannot pull', async () => {
+    for (const engine of ['openai', 'nope']) {
+      const response = await pull(engine, { model: 'x' });
+      assert.equal(response.status, 404, engine);
+      assert.equal(response.body.code, 'NOT_FOUND');
+    }
+  });
+
+  it('validates the request, naming the field', async () => {
+    const cases: [string, unknown, string][] = [
+      ['ollama', {}, 'model'],
+      ['ollama', { model: '' }, 'model'],
+      ['ollama', { model: 'has space' }, 'model'],
+      ['ollama', { model: 'llama3', url: 'http://example.test/x.gguf' }, 'url'],
+      ['ollama', { model: 'llama3', sha256: 'a'.repeat(64) }, 'sha256'],
+      ['local', { model: 'tiny.gguf' }, 'url'],
+      ['local', { model: 'tiny.gguf', url: 'ftp://example.test/tiny.gguf' }, 'url'],
+      ['local', { model: 'tiny.gguf', url: 'not a url' }, 'url'],
+      ['local', { model: '../escape.gguf', url: `${filesUrl}/tiny.gguf` }, 'model'],
+      ['local', { model: '.hidden', url: `${filesUrl}/tiny.gguf` }, 'model'],
+      ['local', { model: 'tiny.gguf', url: `${filesUrl}/tiny.gguf`, sha256: 'abc' }, 'sha256'],
+    ];
+    for (const [engine, json, field] of cases) {
+      const response = await pull(engine, json);
+      assert.equal(response.status, 400, `${engine} ${JSON.stringify(json)}: ${response.text}`);
+      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(json)} names ${field}: ${response.text}`);
+    }
+  });
+
+  it("relays Ollama's pull progress as camelCase frames ending in success", async () => {
+    const s = await stream('ollama', { model: 'llama3.2:1b' });
+    assert.equal(s.status, 200);
+    assert.equal(s.headers['content-type'], 'text/event-stream');
+    assert.equal(s.headers['x-accel-buffering'], 'no');
+    const frames = payloads(await s.end());
+    assert.ok(frames.length >= 3, JSON.stringify(frames));
+    for (const frame of frames) {
+      assert.notEqual(frame, '[DONE]', 'the pull stream ends with its success frame');
+      assert.ok(Object.keys(frame).every((k) => FRAME_KEYS.has(k)), JSON.stringify(frame));
+    }
+    assert.deepEqual(frames.at(-1), { status: 'success' });
+    assert.ok(frames.some((f) => typeof f.total === 'number' && typeof f.completed === 'number' && typeof f.digest === 'string'));
+    const sent = ollama.requests.filter((r) => r.path === '/api/pull').at(-1)!;
+    assert.equal(sent.body.model, 'llama3.2:1b');
+    // The node's model list is re-read before `success`: the model is usable at once.
+    const models = await gw.request('GET', '/api/llm/v1/models', { token: admin });
+    assert.ok(models.body.data.some((m: { id: string }) => m.id === 'llama3.2:1b'), JSON.stringify(models.body.data));
+  });
+
+  it('ends with an error frame when the engine fails the pull', async () => {
+    ollama.behaviour.pullFrames = [{ status: 'pulling manifest' }, { error: 'pull model manifest: file does not exist' }];
+    try {
+      const s = await stream('ollama', { model: 'missing:latest' });
+      assert.equal(s.status, 200);
+      const frames = payloads(await s.end());
+      assert.deepEqual(frames[0], { status: 'pulling manifest' });
+      const last = frames.at(-1);
+      assert.equal(last.status, 'error');
+      assert.deepEqual(Object.keys(last.error).sort(), ['code', 'message']);
+      assert.match(last.error.message, /file does not exist/);
+      assert.equal(typeof last.error.code, 'string');
+      assert.equal(frames.length, 2);
+    } finally {
+      delete ollama.behaviour.pullFrames;
+    }
+  });
+
+  it('cancels the pull at the engine when the client goes away', async () => {
+    ollama.behaviour.tokenDelayMs = 300;
+    try {
+      const s = await stream('ollama', { model: 'slow:latest' });
+      await s.until((items) => items.length >= 1);
+      const aborted = ollama.aborted();
+      s.destroy();
+      await ollama.waitForAbort(aborted + 1, 1000);
+    } finally {
+      delete ollama.behaviour.tokenDelayMs;
+    }
+  });
+
+  it('pulls a GGUF from a URL into the local engine, verified, listed and served', async () => {
+    const sha256 = createHash('sha256').update(gguf).digest('hex');
+    const s = await stream('local', { model: 'pulled-tiny.gguf', url: `${filesUrl}/tiny.gguf`, sha256: sha256.toUpperCase() });
+    assert.equal(s.status, 200);
+    const frames = payloads(await s.end(60_000));
+    assert.deepEqual(frames.at(-1), { status: 'success' }, JSON.stringify(frames));
+    assert.ok(frames.some((f) => f.status === 'downloading' && f.total === gguf.length));
+    assert.ok(frames.some((f) => f.digest === `sha256:${sha256}`));
+    const modelsDir = path.join(gw.dataDir, 'models');
+    assert.ok(existsSync(path.join(modelsDir, 'pulled-tiny.gguf')));
+    assert.deepEqual(readdirSync(modelsDir).filter((f) => f.endsWith('.gguf')), ['pulled-tiny.gguf'], 'no partial file where models are listed');
+
+    const models = await gw.request('GET', '/api/llm/v1/models', { apiKey: key });
+    assert.ok(models.body.data.some((m: { id: string }) => m.id === 'pulled-tiny'), JSON.stringify(models.body.data));
+    const chat = await gw.request('POST', '/api/llm/v1/chat/completions', {
+      apiKey: key,
+      json: { model: 'pulled-tiny', max_tokens: 4, messages: [{ role: 'user', content: 'hello' }] },
+    });
+    assert.equal(chat.status, 200, chat.text);
+    assert.equal(chat.body.model, 'pulled-tiny');
+    assert.ok(chat.body.usage.completion_tokens >= 1);
+  });
+
+  it('ends a local pull whose checksum does not match with an error frame, keeping nothing', async () => {
+    const s = await stream('local', { model: 'bad-sum.gguf', url: `${filesUrl}/tiny.gguf`, sha256: '0'.repeat(64) });
+    const frames = payloads(await s.end(30_000));
+    const last = frames.at(-1);
+    assert.equal(last.status, 'error', JSON.stringify(frames));
+    assert.equal(last.error.code, 'rejected');
+    assert.ok(!existsSync(path.join(gw.dataDir, 'models', 'bad-sum.gguf')));
+  });
+
+  it('answers a pull the node cannot start with a plain 503 and Retry-After', async () => {
+    await ollama.close();
+    const response = await pull('ollama', { model: 'llama3.2:1b' });
+    assert.equal(response.status, 503, response.text);
+    assert.match(response.headers.get('retry-after') ?? '', /^\d+$/);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
+  });
+});
