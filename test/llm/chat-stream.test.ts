@@ -115,6 +115,18 @@ describe('llm chat/completions (stream)', () => {
     assert.equal(main.requests.at(-1)!.body.temperature, 0.7);
   });
 
+  it('names the role on the final frame when the engine generates no text at all', async () => {
+    main.behaviour.reply = '';
+    try {
+      const frames = payloads(await (await stream({ model: 'stream-model' })).end());
+      assert.equal(frames.length, 3, JSON.stringify(frames));
+      assert.deepEqual(frames[1].choices, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: 'stop' }]);
+      assert.equal(frames[2], '[DONE]');
+    } finally {
+      delete main.behaviour.reply;
+    }
+  });
+
   it('sends `:` heartbeat comments while the engine is silent', async () => {
     slow.behaviour = { models: ['slow-model'], silentMs: 2500 };
     try {

@@ -3,6 +3,7 @@
 // security cases, against a real gateway in front of loopback fake engines.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
@@ -187,6 +188,18 @@ describe('llm chat/completions (JSON)', () => {
     const completion = countTokens(text);
     assert.deepEqual(response.body.usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion });
     assert.notEqual(completion, 5, 'not the word count');
+  });
+
+  it('counts a huge one-word prompt without stalling the event loop (BPE is quadratic per word)', async () => {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const started = Date.now();
+    const response = await chat({ model: 'quiet-model', messages: [{ role: 'user', content: 'a'.repeat(200_000) }] });
+    delay.disable();
+    assert.equal(response.status, 200, response.text);
+    assert.ok(response.body.usage.prompt_tokens > 1000, JSON.stringify(response.body.usage));
+    assert.ok(Date.now() - started < 10_000);
+    assert.ok(delay.max / 1e6 < 250, `the event loop stalled for ${Math.round(delay.max / 1e6)} ms`);
   });
 
   it('records usage per request off the request path', async () => {
