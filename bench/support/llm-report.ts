@@ -1,7 +1,7 @@
 // The LLM proxy benchmark's rows, its checks against the targets of issue 3, and
 // the tables it prints (Markdown, ready for the README).
-import type { FirstByteResult, PacedResult, SaturationResult } from './load.js';
-import { fmt } from './stats.js';
+import type { SaturationResult } from './load.js';
+import { fmt, type Summary } from './stats.js';
 
 export type Mode = 'json' | 'stream';
 export type PathName = 'direct' | 'bare proxy' | 'gateway' | 'gateway (log silent)';
@@ -23,14 +23,25 @@ export interface SaturationRow extends SaturationResult {
   round: number;
 }
 
-export interface PacedRow extends PacedResult {
+export interface PacedRow {
   path: PathName;
   mode: Mode;
+  rate: number;
+  sent: number;
+  achievedRps: number;
+  latency: Summary;
+  non2xx: number;
+  errors: number;
   proxyCpuMsPerRequest: number | null;
 }
 
-export interface FirstByteRow extends FirstByteResult {
+export interface FirstByteRow {
   path: PathName;
+  concurrency: number;
+  firstByte: Summary;
+  firstToken: Summary;
+  complete: Summary;
+  failures: number;
 }
 
 export interface Check {

@@ -10,7 +10,6 @@
 //   first body byte and the first token a client sees.
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
-import { summarize, type Summary } from './stats.js';
 
 export interface Target {
   name: string;
@@ -54,11 +53,12 @@ export async function saturate(target: Target, connections: number, durationSeco
   };
 }
 
-export interface PacedResult {
-  rate: number;
+export interface PacedSamples {
   sent: number;
-  achievedRps: number;
-  latency: Summary;
+  /** How long sending took, s (achieved rate = sent / seconds). */
+  seconds: number;
+  /** Latency of each 2xx answer, ms. */
+  latencies: number[];
   non2xx: number;
   errors: number;
 }
@@ -73,7 +73,7 @@ function poolFor(target: Target, connections: number): { pool: Pool; path: strin
 }
 
 /** Sends `rate` requests per second for `durationSeconds`, on schedule whatever the answers do. */
-export async function paced(target: Target, rate: number, durationSeconds: number): Promise<PacedResult> {
+export async function paced(target: Target, rate: number, durationSeconds: number): Promise<PacedSamples> {
   const { pool, path, headers } = poolFor(target, 64);
   const latencies: number[] = [];
   let non2xx = 0;
@@ -109,29 +109,28 @@ export async function paced(target: Target, rate: number, durationSeconds: numbe
       };
       tick();
     });
-    const elapsed = (performance.now() - start) / 1000;
+    const seconds = (performance.now() - start) / 1000;
     await Promise.all(inFlight);
-    return { rate, sent, achievedRps: sent / elapsed, latency: summarize(latencies), non2xx, errors };
+    return { sent, seconds, latencies, non2xx, errors };
   } finally {
     await pool.close();
   }
 }
 
-export interface FirstByteResult {
-  concurrency: number;
-  /** Request sent → first body byte. */
-  firstByte: Summary;
-  /** Request sent → the first frame carrying generated text. */
-  firstToken: Summary;
-  /** Request sent → end of the stream. */
-  complete: Summary;
+export interface FirstByteSamples {
+  /** Request sent → first body byte, ms. */
+  firstBytes: number[];
+  /** Request sent → the first frame carrying generated text, ms. */
+  firstTokens: number[];
+  /** Request sent → end of the stream, ms. */
+  completes: number[];
   failures: number;
 }
 
 // The first frame whose delta carries non-empty content (role frames carry "").
 const FIRST_TOKEN = /"delta":\{[^}]*"content":"[^"]/;
 
-export async function firstByte(target: Target, requests: number, concurrency: number): Promise<FirstByteResult> {
+export async function firstByte(target: Target, requests: number, concurrency: number): Promise<FirstByteSamples> {
   const { pool, path, headers } = poolFor(target, concurrency);
   const firstBytes: number[] = [];
   const firstTokens: number[] = [];
@@ -169,7 +168,7 @@ export async function firstByte(target: Target, requests: number, concurrency: n
   };
   try {
     await Promise.all(Array.from({ length: concurrency }, worker));
-    return { concurrency, firstByte: summarize(firstBytes), firstToken: summarize(firstTokens), complete: summarize(completes), failures };
+    return { firstBytes, firstTokens, completes, failures };
   } finally {
     await pool.close();
   }
