@@ -43,7 +43,9 @@ describe('llm model pull stream', () => {
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
     filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
     // The local engine on (its default), next to one Ollama node.
-    gw = await gatewayOver([ollama], { GATEWAY_LOCAL_ENGINE: 'on', GATEWAY_LOCAL_THREADS: '1' });
+    // The file server is on loopback, which tenant admins may not download from by
+    // default; the tenant deny list here is a private range probed explicitly below.
+    gw = await gatewayOver([ollama], { GATEWAY_LOCAL_ENGINE: 'on', GATEWAY_LOCAL_THREADS: '1', GATEWAY_TENANT_NODE_DENY_CIDRS: '10.0.0.0/8' });
     const t = await seedTenant(gw, 'pull');
     tenantId = t.tenantId;
     admin = await tokenFor(gw, t.admin.id, tenantId);
@@ -86,6 +88,8 @@ describe('llm model pull stream', () => {
       ['local', { model: 'tiny.gguf', url: 'not a url' }, 'url'],
       ['local', { model: '../escape.gguf', url: `${filesUrl}/tiny.gguf` }, 'model'],
       ['local', { model: '.hidden', url: `${filesUrl}/tiny.gguf` }, 'model'],
+      ['local', { model: 'tiny.gguf', url: 'http://10.20.30.40/tiny.gguf' }, 'url'],
+      ['local', { model: 'tiny.gguf', url: 'http://169.254.169.254/latest/meta-data' }, 'url'],
       ['local', { model: 'tiny.gguf', url: `${filesUrl}/tiny.gguf`, sha256: 'abc' }, 'sha256'],
     ];
     for (const [engine, json, field] of cases) {
