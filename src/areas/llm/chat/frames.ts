@@ -1,6 +1,6 @@
 // What chat/completions sends: the JSON answer (spec 2.6) and the event-stream
 // frames (spec 6.1), built in one place so both paths agree on every field.
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { FinishReason } from '../../../engines/types.js';
 import type { TokenUsage } from '../tokens/count.js';
 import type { ChatCompletion } from './schemas.js';
@@ -15,7 +15,8 @@ export interface Completion {
 }
 
 export function newCompletion(model: string): Completion {
-  return { id: `chatcmpl-${randomBytes(12).toString('base64url')}`, created: Math.floor(Date.now() / 1000), model };
+  // randomUUID draws from a cached entropy pool: far cheaper per request than randomBytes.
+  return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(Date.now() / 1000), model };
 }
 
 // Until grounding lands (retrieval issue) every answer is ungrounded; the spec's values for that.
@@ -49,15 +50,20 @@ export function metadataFrame(withChoices: boolean) {
   return withChoices ? { ...frame, choices: [] } : frame;
 }
 
-/** Frames 2..n: generated text. The first frame of the stream carries the role. */
-export function deltaFrame(c: Completion, content: string, first: boolean) {
-  return {
-    id: c.id,
-    object: 'chat.completion.chunk',
-    created: c.created,
-    model: c.model,
-    choices: [{ index: 0, delta: first ? { role: 'assistant', content } : { content }, finish_reason: null }],
-  };
+/**
+ * Frames 2..n: generated text, as JSON text. Sent once per token, so the parts that
+ * never change within a stream are serialized once; the first frame carries the role.
+ */
+export class DeltaFrames {
+  private readonly head: string;
+
+  constructor(c: Completion) {
+    this.head = `{"id":${JSON.stringify(c.id)},"object":"chat.completion.chunk","created":${c.created},"model":${JSON.stringify(c.model)},"choices":[{"index":0,"delta":{`;
+  }
+
+  json(content: string, first: boolean): string {
+    return `${this.head}${first ? '"role":"assistant",' : ''}"content":${JSON.stringify(content)}},"finish_reason":null}]}`;
+  }
 }
 
 /**

@@ -8,14 +8,14 @@
 // took the previous frame, so a slow reader slows the engine instead of filling memory.
 import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatChunk } from '../../../engines/types.js';
-import { ABORTED, abandon, nextOrAbort, watchClient, type ClientWatch } from '../sse/client.js';
+import { ABORTED, AbortableReader, watchClient, type ClientWatch } from '../sse/client.js';
 import { DONE, SseWriter } from '../sse/writer.js';
 import { completeUsage, countPromptTokens, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
 import { failureStatus } from './complete.js';
 import { toHttpFailure } from './engine-failures.js';
-import { deltaFrame, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
+import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
 
 export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
   const client = watchClient(reply.raw);
@@ -53,7 +53,8 @@ async function relay(
 ): Promise<void> {
   const completion = newCompletion(model);
   const sse = new SseWriter(reply.raw, call.deps.heartbeatMs);
-  const iterator = chunks[Symbol.asyncIterator]();
+  const deltas = new DeltaFrames(completion);
+  const reader = new AbortableReader(chunks[Symbol.asyncIterator](), client.signal);
   const text = new StreamedText();
   let first = true;
   let end: Extract<ChatChunk, { type: 'end' }> | undefined;
@@ -64,7 +65,7 @@ async function relay(
       await sse.send(metadataFrame(metadataChoices));
     }
     while (!client.gone()) {
-      const next = await nextOrAbort(iterator, client.signal);
+      const next = await reader.next();
       if (next === ABORTED || next.done) break;
       if (next.value.type === 'end') {
         end = next.value;
@@ -73,13 +74,15 @@ async function relay(
       const { content } = next.value;
       if (content === '') continue;
       text.add(content);
-      await sse.send(deltaFrame(completion, content, first));
+      await sse.sendJson(deltas.json(content, first));
       first = false;
     }
   } catch (error) {
     failure = error;
   }
-  abandon(iterator);
+  // After its end the engine's answer is read out (its connection is reused); otherwise it is cancelled.
+  if (end !== undefined && !client.gone()) reader.finish();
+  else reader.abandon();
 
   if (client.gone()) {
     // Not the node's fault: the lease is released as a success.

@@ -8,7 +8,7 @@
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import { EngineError, type PullProgress } from '../../../engines/types.js';
-import { ABORTED, abandon, nextOrAbort, watchClient } from '../sse/client.js';
+import { ABORTED, AbortableReader, watchClient } from '../sse/client.js';
 import { SseWriter } from '../sse/writer.js';
 import type { Lease } from '../router/types.js';
 
@@ -26,9 +26,8 @@ export interface PullJob {
 export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
   const { lease } = job;
   const client = watchClient(reply.raw);
-  const iterator = lease.engine
-    .pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), signal: client.signal })
-    [Symbol.asyncIterator]();
+  const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), signal: client.signal });
+  const reader = new AbortableReader(frames[Symbol.asyncIterator](), client.signal);
   let released = false;
   const release = (outcome: 'ok' | 'failed') => {
     if (!released) lease.release(outcome);
@@ -37,7 +36,7 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
   try {
     let next: IteratorResult<PullProgress> | typeof ABORTED;
     try {
-      next = await nextOrAbort(iterator, client.signal);
+      next = await reader.next();
     } catch (error) {
       release(nodeOutcome(error));
       if (client.gone()) return void reply.hijack();
@@ -57,12 +56,13 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
           succeeded = true;
         }
         await sse.send(frame);
-        next = await nextOrAbort(iterator, client.signal);
+        next = await reader.next();
       }
     } catch (error) {
       failure = error;
     }
-    abandon(iterator);
+    if (succeeded) reader.finish();
+    else reader.abandon();
     if (!client.gone() && !succeeded) {
       reply.log.warn({ err: failure, nodeId: lease.node.id, engine: lease.node.engine }, 'model pull failed');
       await sse.send(errorFrame(failure));

@@ -42,33 +42,50 @@ export function watchClient(res: ServerResponse): ClientWatch {
 export const ABORTED: unique symbol = Symbol('aborted');
 
 /**
- * The iterator's next value, or ABORTED as soon as `signal` aborts, even when the
- * engine ignores the signal and never settles: a vanished client must never leave
- * a handler (and its lease) waiting forever.
+ * Reads an engine's iterator item by item, giving up the moment `signal` aborts,
+ * even when the engine ignores the signal and never settles: a vanished client
+ * must never leave a handler (and its lease) waiting forever. One abort listener
+ * for the whole stream, not one per item: this runs once per token.
  */
-export function nextOrAbort<T>(iterator: AsyncIterator<T>, signal: AbortSignal): Promise<IteratorResult<T> | typeof ABORTED> {
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    iterator.next().then(
-      (result) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
+export class AbortableReader<T> {
+  private wake: ((value: typeof ABORTED) => void) | undefined;
 
-/** Ends an iterator we stop reading early without waiting on it (an engine ignoring the abort cannot hold us). */
-export function abandon(iterator: AsyncIterator<unknown>): void {
-  try {
-    void iterator.return?.()?.catch(() => undefined);
-  } catch {
-    // an iterator whose return throws synchronously has nothing left to release
+  constructor(
+    private readonly iterator: AsyncIterator<T>,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', () => this.wake?.(ABORTED), { once: true });
+  }
+
+  next(): Promise<IteratorResult<T> | typeof ABORTED> {
+    if (this.signal.aborted) return Promise.resolve(ABORTED);
+    return new Promise((resolve, reject) => {
+      this.wake = resolve;
+      this.iterator.next().then(resolve, reject);
+    });
+  }
+
+  /** Stops reading early: the engine's request is cancelled (without waiting on an engine that ignores it). */
+  abandon(): void {
+    try {
+      void this.iterator.return?.()?.catch(() => undefined);
+    } catch {
+      // an iterator whose return throws synchronously has nothing left to release
+    }
+  }
+
+  /**
+   * After the engine's last item: lets the iterator run to its natural end in the
+   * background, so the engine's connection is read to its end and reused rather than
+   * cut; an engine that does not end its answer within `graceMs` is cut off.
+   */
+  finish(graceMs = 5000): void {
+    const timer = setTimeout(() => this.abandon(), graceMs);
+    timer.unref();
+    const step = (result: IteratorResult<T>): Promise<void> | void => {
+      if (result.done) clearTimeout(timer);
+      else return this.iterator.next().then(step);
+    };
+    this.iterator.next().then(step).catch(() => clearTimeout(timer));
   }
 }

@@ -18,6 +18,11 @@ export const DONE = 'data: [DONE]\n\n';
 export class SseWriter {
   private heartbeat: NodeJS.Timeout | undefined;
   private finished = false;
+  private corked = false;
+  private readonly uncork = () => {
+    this.corked = false;
+    this.res.uncork();
+  };
 
   /** `heartbeatMs`: a comment goes out after this long without any other write. */
   constructor(private readonly res: ServerResponse, private readonly heartbeatMs: number) {
@@ -47,9 +52,21 @@ export class SseWriter {
     return this.write(`data: ${JSON.stringify(frame)}\n\n`);
   }
 
+  /** One `data:` frame of JSON text serialized by the caller. */
+  sendJson(json: string): Promise<void> {
+    return this.write(`data: ${json}\n\n`);
+  }
+
   /** Raw event-stream text (e.g. DONE); resolves once the socket can take more. */
   write(text: string): Promise<void> {
     if (!this.writable) return Promise.resolve();
+    // Frames produced in one turn (an engine's TCP read often holds several tokens)
+    // leave in one socket write instead of one write each.
+    if (!this.corked) {
+      this.corked = true;
+      this.res.cork();
+      process.nextTick(this.uncork);
+    }
     const accepted = this.res.write(text);
     this.heartbeat?.refresh();
     return accepted ? Promise.resolve() : this.drained();
