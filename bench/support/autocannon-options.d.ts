@@ -4,7 +4,4 @@ declare module 'autocannon' {
   interface Options {
     body?: string;
   }
-  interface Result {
-    mismatches: number;
-  }
 }

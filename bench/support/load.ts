@@ -1,6 +1,6 @@
 // The three kinds of load the LLM benchmarks drive:
 // - saturate(): autocannon at maximum throughput (closed loop, N connections).
-// - paced(): an open-loop fixed rate with per-request latency in microseconds.
+// - paced(): an open-loop fixed rate, each request timed with performance.now().
 //   autocannon's own rate limit (overallRate) is not used for this: it lets each
 //   connection send its per-second quota back to back at the start of every second
 //   and then sit idle, so it measures bursts rather than a steady rate, it records
