@@ -67,7 +67,7 @@ describe('local engine (llama.cpp child process)', () => {
       modelsDir,
       threads: 1,
       contextSize: 4096,
-      timeoutMs: 10_000,
+      timeoutMs: 60_000, // generous: a busy CI machine can leave a paused reader unread for seconds
       pullMaxBytes: 4 * 1024 * 1024,
       onLog: (level, message) => logs.push(`${level}: ${message}`),
     });
