@@ -21,7 +21,7 @@ import { VERSION } from '../src/context.js';
 import { startChild } from './support/children.js';
 import { startGateway, type GatewayChild } from './support/gateway.js';
 import { gatewayRequestBody } from './support/fixtures.js';
-import { cpuMs, rssBytes } from './support/proc.js';
+import { cpuMs, mainThreadCpuMs, rssBytes } from './support/proc.js';
 import { boundedInt, fmt, mib, slope, summarize } from './support/stats.js';
 
 const SECONDS = boundedInt('BENCH_SOAK_SECONDS', 600, 10, 24 * 3600);
@@ -38,8 +38,9 @@ interface Sample {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
-  /** Gateway CPU over the interval, as a share of one core. */
+  /** Gateway CPU over the interval, as a share of one core: all threads, and the main thread alone. */
   cpuShare: number;
+  mainThreadCpuShare: number;
   ok: number;
   non2xx: number;
   errors: number;
@@ -129,12 +130,13 @@ async function main(): Promise<void> {
     const samples: Sample[] = [];
     const started = performance.now();
     let cpuBefore = cpuMs(pid);
+    let mainBefore = mainThreadCpuMs(pid);
     let lastSampleAt = started;
     const first = await gateway.memory();
     console.log(`before the load: RSS ${mib(rssBytes(pid))}, heap used ${mib(first.heapUsed)}`);
     load.start();
-    console.log('| minute | RSS | heap used | heap total | external | req/s | p50 ms | p99 ms | CPU | non-2xx | errors |');
-    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    console.log('| minute | RSS | heap used | heap total | external | req/s | p50 ms | p99 ms | CPU | of which main thread | non-2xx | errors |');
+    console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     let printedAt = 0;
     let minute = { ok: 0, non2xx: 0, errors: 0, latencies: [] as number[] };
     for (let elapsed = SAMPLE_SECONDS; elapsed <= SECONDS; elapsed += SAMPLE_SECONDS) {
@@ -143,6 +145,7 @@ async function main(): Promise<void> {
       const taken = load.take();
       const memory = await gateway.memory();
       const cpuNow = cpuMs(pid);
+      const mainNow = mainThreadCpuMs(pid);
       const latency = summarize(taken.latencies);
       samples.push({
         t: elapsed,
@@ -152,6 +155,7 @@ async function main(): Promise<void> {
         external: memory.external,
         arrayBuffers: memory.arrayBuffers,
         cpuShare: (cpuNow - cpuBefore) / (now - lastSampleAt),
+        mainThreadCpuShare: (mainNow - mainBefore) / (now - lastSampleAt),
         ok: taken.ok,
         non2xx: taken.non2xx,
         errors: taken.errors,
@@ -159,6 +163,7 @@ async function main(): Promise<void> {
         p99: latency.p99,
       });
       cpuBefore = cpuNow;
+      mainBefore = mainNow;
       lastSampleAt = now;
       minute = { ok: minute.ok + taken.ok, non2xx: minute.non2xx + taken.non2xx, errors: minute.errors + taken.errors, latencies: minute.latencies.concat(taken.latencies) };
       if (elapsed % 60 === 0 || elapsed + SAMPLE_SECONDS > SECONDS) {
@@ -166,8 +171,9 @@ async function main(): Promise<void> {
         const window = elapsed - printedAt;
         const since = samples.filter((x) => x.t > printedAt);
         const cpu = since.reduce((sum, x) => sum + x.cpuShare, 0) / since.length;
+        const main = since.reduce((sum, x) => sum + x.mainThreadCpuShare, 0) / since.length;
         const m = summarize(minute.latencies);
-        console.log(`| ${fmt(elapsed / 60, 1)} | ${mib(s.rss)} | ${mib(s.heapUsed)} | ${mib(s.heapTotal)} | ${mib(s.external)} | ${fmt(minute.ok / window, 0)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(cpu * 100, 0)} % | ${minute.non2xx} | ${minute.errors} |`);
+        console.log(`| ${fmt(elapsed / 60, 1)} | ${mib(s.rss)} | ${mib(s.heapUsed)} | ${mib(s.heapTotal)} | ${mib(s.external)} | ${fmt(minute.ok / window, 0)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(cpu * 100, 0)} % | ${fmt(main * 100, 0)} % | ${minute.non2xx} | ${minute.errors} |`);
         minute = { ok: 0, non2xx: 0, errors: 0, latencies: [] };
         printedAt = elapsed;
       }
