@@ -15,6 +15,7 @@ declare module 'autocannon' {
     url: string;
     method?: string;
     headers?: Record<string, string>;
+    body?: string;
     connections?: number;
     duration?: number;
     amount?: number;

@@ -24,6 +24,7 @@ import { buildApp } from '../src/gateway/app.js';
 import { createTenant } from '../src/areas/auth/tenants/service.js';
 import { issueApiKey } from '../src/areas/auth/api-keys/service.js';
 import { createWorkspace } from '../src/areas/os/workspaces/service.js';
+import { boundedInt } from './support/stats.js';
 
 const DURATION = boundedInt('BENCH_DURATION', 10, 1, 120);
 const CONNECTIONS = boundedInt('BENCH_CONNECTIONS', 20, 1, 200);
@@ -39,14 +40,6 @@ interface Row {
   p99: number;
   non2xx: number;
   errors: number;
-}
-
-function boundedInt(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be a whole number from ${min} to ${max}`);
-  return value;
 }
 
 async function load(url: string, headers: Record<string, string>, duration: number): Promise<Result> {
