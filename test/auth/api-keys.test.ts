@@ -190,6 +190,26 @@ describe('auth api keys', () => {
     assert.equal(queries() - before, 0);
   });
 
+  it('rejects malformed keys without a database query, and looks an unknown key up once', async () => {
+    const { key } = await createKey({ name: 'typo source' });
+    assert.equal((await workspacesWith(key)).status, 200); // cached: a typo of it must not ride on that entry
+    const typo = key.slice(0, 10) + (key[10] === 'A' ? 'B' : 'A') + key.slice(11);
+    const queries = () => gw.ctx.db.stats.queries;
+    let before = queries();
+    for (let round = 0; round < 2; round++) {
+      for (const bad of [typo, 'rdk_not-a-key', `rdk_${'x'.repeat(48)}`, `${key}x`]) assert.equal((await workspacesWith(bad)).status, 401, bad);
+    }
+    assert.equal(queries() - before, 0, 'the checksum rejects junk before the database');
+
+    const unknown = generateApiKey();
+    before = queries();
+    assert.equal((await workspacesWith(unknown)).status, 401);
+    assert.equal(queries() - before, 1, 'a well-formed unknown key is looked up');
+    before = queries();
+    for (let i = 0; i < 5; i++) assert.equal((await workspacesWith(unknown)).status, 401);
+    assert.equal(queries() - before, 0, 'then answered from the negative cache');
+  });
+
   it('records lastUsedAt in batches, not with a write per request', async () => {
     const created = await createKey({ name: 'used' });
     const start = Date.now();

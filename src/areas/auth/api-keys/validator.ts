@@ -42,10 +42,12 @@ export class ApiKeyValidator {
   }
 
   async resolve(key: string): Promise<Principal | undefined> {
-    if (!isWellFormedApiKey(key)) return undefined;
     const hash = this.secrets.hash('api-key', key);
     let entry = this.cache.get(hash);
     if (!entry) {
+      // Checked on a miss only: just well-formed keys are ever cached, so a hit needs
+      // no checksum, and junk still never reaches the database.
+      if (!isWellFormedApiKey(key)) return undefined;
       const generation = this.generation;
       entry = await this.load(hash);
       if (generation === this.generation) this.cache.set(hash, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
