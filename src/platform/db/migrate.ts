@@ -45,8 +45,3 @@ async function ensureVector(q: Pick<Database, 'query'>): Promise<boolean> {
   await q.query('CREATE EXTENSION IF NOT EXISTS vector');
   return true;
 }
-
-/** Whether pgvector is installed in this database (checked once at start). */
-export async function hasVector(db: Database): Promise<boolean> {
-  return (await db.query("SELECT 1 FROM pg_extension WHERE extname = 'vector'")).length > 0;
-}
