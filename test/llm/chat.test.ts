@@ -229,6 +229,70 @@ describe('llm chat/completions (JSON)', () => {
     assert.equal(u.completion_tokens, 2);
   });
 
+  it('stores a backlog of more than 500 usage entries once each, every value intact, through a failed write', async () => {
+    const usage = gw.ctx.llm.usage;
+    const backlogTenant = 'ten_usage_backlog';
+    const at = new Date('2025-01-02T03:04:05.678Z');
+    // Text an array literal or a parameter list must carry as is: quotes, backslashes, commas, braces, the word NULL.
+    const awkward = ['plain', 'with "quotes"', "it's", 'back\\slash', 'a,b', '{braces}', 'NULL', '', 'ünïcode ✓'];
+    const entries = Array.from({ length: 1234 }, (_, i) => ({
+      tenantId: backlogTenant,
+      principalKind: i % 2 === 0 ? ('apiKey' as const) : ('user' as const),
+      principalId: `p${i}`,
+      customerId: i % 3 === 0 ? undefined : `cus_${i}`,
+      endpoint: 'chat/completions',
+      model: awkward[i % awkward.length]!,
+      nodeId: i % 5 === 0 ? null : `node_${i}`,
+      stream: i % 4 === 0,
+      promptTokens: i,
+      completionTokens: 2 * i,
+      latencyMs: i + 0.6,
+      status: i % 7 === 0 ? 'client_closed' : 'ok',
+      correlationId: i % 6 === 0 ? undefined : `corr-${i}`,
+      at: new Date(at.getTime() + i),
+    }));
+
+    // The database refuses one row late in the backlog: what came before it is stored,
+    // the rest is kept, and no request starts a write of its own against the failing database.
+    await gw.ctx.db.query(`CREATE FUNCTION usage_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.principal_id = 'p1100' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`);
+    await gw.ctx.db.query('CREATE TRIGGER usage_test_refuse BEFORE INSERT ON usage_records FOR EACH ROW EXECUTE FUNCTION usage_test_refuse()');
+    try {
+      const queries = gw.ctx.db.stats.queries;
+      for (const entry of entries) usage.record({ ...entry });
+      await usage.flush();
+      for (const entry of entries.slice(0, 600)) usage.record({ ...entry, tenantId: 'ten_usage_later' });
+      assert.ok(gw.ctx.db.stats.queries - queries <= 4, `${gw.ctx.db.stats.queries - queries} statements for 1,834 entries`);
+      assert.ok((await usageRows(gw, backlogTenant)).length < entries.length, 'the refused row and those after it wait');
+    } finally {
+      await gw.ctx.db.query('DROP TRIGGER usage_test_refuse ON usage_records');
+      await gw.ctx.db.query('DROP FUNCTION usage_test_refuse');
+    }
+    const rows = await usageRows(gw, backlogTenant);
+    assert.equal(rows.length, entries.length, 'each entry stored exactly once');
+    assert.equal((await usageRows(gw, 'ten_usage_later')).length, 600);
+    rows.sort((a, b) => Number(a.principal_id.slice(1)) - Number(b.principal_id.slice(1)));
+    for (const [i, e] of entries.entries()) {
+      const row = rows[i];
+      const expected = {
+        principal_kind: e.principalKind,
+        principal_id: e.principalId,
+        customer_id: e.customerId ?? null,
+        endpoint: e.endpoint,
+        model: e.model,
+        node_id: e.nodeId,
+        stream: e.stream,
+        prompt_tokens: e.promptTokens,
+        completion_tokens: e.completionTokens,
+        latency_ms: i + 1,
+        status: e.status,
+        correlation_id: e.correlationId ?? null,
+        created_at: e.at.toISOString(),
+      };
+      assert.deepEqual({ ...pick(row, Object.keys(expected)), created_at: row.created_at.toISOString() }, expected, `entry ${i}`);
+    }
+  });
+
   it('needs a valid credential: API keys and JWTs work, missing and revoked keys get 401, malformed JSON 400', async () => {
     assert.equal((await chat({ messages: hello }, { token: memberToken })).status, 200);
     assert.equal((await chat({ messages: hello }, { token: adminToken })).status, 200);
@@ -258,3 +322,7 @@ describe('llm chat/completions (JSON)', () => {
     assert.doesNotMatch(gw.logs(), new RegExp(secret));
   });
 });
+
+function pick(row: Record<string, unknown>, keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, row[k]]));
+}

@@ -1,8 +1,8 @@
 // Records per-request model usage without a database write on the request path:
 // entries queue in memory and go out in one multi-row INSERT every few seconds
-// (or sooner when the queue fills). A failed write keeps the batch for the next
-// flush, up to a bound, so a database blip loses nothing and a long outage
-// cannot grow memory without limit.
+// (or sooner when the queue fills). A failed write keeps what it did not store
+// for the next timed flush, up to a bound, so a database blip loses nothing, a
+// long outage cannot grow memory without limit, and nothing is stored twice.
 import type { Database } from '../../../platform/db/database.js';
 
 export interface UsageEntry {
@@ -34,6 +34,8 @@ const MAX_PENDING = 50_000;
 export class UsageRecorder {
   private pending: UsageEntry[] = [];
   private flushing: Promise<void> | null = null;
+  /** After a failed write only the timer retries: requests must not each start another attempt on a failing database. */
+  private failing = false;
   private readonly timer: NodeJS.Timeout;
   /** Entries dropped because the database stayed unreachable while the queue was full. */
   dropped = 0;
@@ -48,7 +50,8 @@ export class UsageRecorder {
       this.dropped++;
     }
     this.pending.push({ ...entry, at: entry.at ?? new Date() });
-    if (this.pending.length >= FLUSH_AT) void this.flush();
+    // One flush at a time: while one runs, later entries wait for the next (not a queue of flushes, one per request).
+    if (this.pending.length >= FLUSH_AT && !this.flushing && !this.failing) void this.flush();
   }
 
   /** Writes everything queued so far; resolves when it is stored (or kept for a retry). */
@@ -57,10 +60,7 @@ export class UsageRecorder {
     if (this.pending.length === 0) return;
     const batch = this.pending;
     this.pending = [];
-    this.flushing = this.write(batch).catch((error: Error) => {
-      this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
-      this.onError(error);
-    });
+    this.flushing = this.write(batch);
     try {
       await this.flushing;
     } finally {
@@ -73,20 +73,29 @@ export class UsageRecorder {
     await this.flush();
   }
 
+  /** FLUSH_AT rows per statement; on a failure, the rows not stored yet go back to the front of the queue. */
   private async write(batch: UsageEntry[]): Promise<void> {
-    for (let start = 0; start < batch.length; start += FLUSH_AT) {
-      const rows = batch.slice(start, start + FLUSH_AT);
-      const params: unknown[] = [];
-      const tuples = rows.map((e) => {
-        const values = [
-          e.tenantId, e.principalKind, e.principalId, e.customerId ?? null, e.endpoint, e.model, e.nodeId,
-          e.stream, e.promptTokens, e.completionTokens, Math.round(e.latencyMs), e.status, e.correlationId ?? null, e.at,
-        ];
-        const base = params.length;
-        params.push(...values);
-        return `(${values.map((_, i) => `$${base + i + 1}`).join(', ')})`;
-      });
-      await this.db.query(`INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
+    let stored = 0;
+    try {
+      for (; stored < batch.length; stored += FLUSH_AT) {
+        const rows = batch.slice(stored, stored + FLUSH_AT);
+        const params: unknown[] = [];
+        const tuples = rows.map((e) => {
+          const values = [
+            e.tenantId, e.principalKind, e.principalId, e.customerId ?? null, e.endpoint, e.model, e.nodeId,
+            e.stream, e.promptTokens, e.completionTokens, Math.round(e.latencyMs), e.status, e.correlationId ?? null, e.at,
+          ];
+          const base = params.length;
+          params.push(...values);
+          return `(${values.map((_, i) => `$${base + i + 1}`).join(', ')})`;
+        });
+        await this.db.query(`INSERT INTO usage_records (${COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}`, params);
+      }
+      this.failing = false;
+    } catch (error) {
+      this.pending = batch.slice(stored).concat(this.pending).slice(-MAX_PENDING);
+      this.failing = true;
+      this.onError(error as Error);
     }
   }
 }
