@@ -55,7 +55,12 @@ export class AppError extends Error {
     readonly detail: string,
     readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number } = {},
   ) {
+    // An AppError is an answer for the client: rendered, never logged with a stack.
+    // Capturing one would cost ~5 µs on every 4xx (bad credentials, unknown ids).
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(detail);
+    Error.stackTraceLimit = stackTraceLimit;
     this.status = ERROR_STATUS[code];
   }
 }
