@@ -169,6 +169,13 @@ describe('llm router: balancing and failover', () => {
     await assert.rejects(router.resolveModel(t.tenantId, 'shared'), (e: unknown) => e instanceof AppError && e.status === 400);
     assert.equal(await router.resolveModel(tenantId, 'shared'), 'shared', 'other tenants are unaffected');
 
+    // The first allowed id, whichever node lists it: llama-o is on o, the last node, only.
+    await router.refresh(nodeNamed(gw, 'o').definition.id); // o lists llama-o again (an earlier test made the router drop it)
+    assert.equal((await patch({ allowedModels: ['shared', 'llama-o'] })).status, 200);
+    assert.deepEqual((await router.availableModels(t.tenantId)).map((m) => m.id), ['llama-o', 'shared']);
+    assert.equal(await router.resolveModel(t.tenantId, 'auto'), 'llama-o');
+    assert.equal(await ask(gw, t.tenantId, 'auto'), 'o');
+
     assert.equal((await patch({ allowedModels: ['not-served-anywhere'] })).status, 200);
     await assert.rejects(router.resolveModel(t.tenantId, 'auto'), unavailable(/No model is available/));
   });

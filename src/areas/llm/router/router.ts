@@ -49,9 +49,9 @@ export class Router implements ModelRouter {
       }
       return settings.defaultModel;
     }
-    const first = this.available(tenantId, settings)[0];
-    if (!first) throw this.unavailable(tenantId, undefined, 'No model is available to this tenant right now: no healthy compute node serves one. Retry later.');
-    return first.id;
+    const first = this.firstAvailable(tenantId, settings);
+    if (first === undefined) throw this.unavailable(tenantId, undefined, 'No model is available to this tenant right now: no healthy compute node serves one. Retry later.');
+    return first;
   }
 
   async dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }> {
@@ -123,6 +123,19 @@ export class Router implements ModelRouter {
       }
     }
     return [...models.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** The id available() lists first, found without building and sorting the list: `auto` asks for it on every request. */
+  private firstAvailable(tenantId: string, settings: TenantLlmSettings): string | undefined {
+    const allowed = settings.allowedModels;
+    let first: string | undefined;
+    for (const node of this.registry.nodes()) {
+      if (!node.routable || !node.visibleTo(tenantId)) continue;
+      for (const { id } of node.models) {
+        if ((first === undefined || id < first) && (!allowed || allowed.includes(id))) first = id;
+      }
+    }
+    return first;
   }
 
   /** Nodes visible to the tenant that have listed `model` at some point. */
