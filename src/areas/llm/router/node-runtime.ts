@@ -35,9 +35,11 @@ export class NodeRuntime {
   status: HealthStatus = 'unknown';
   /** The last model list a successful probe returned (kept while the node is down: the model stays "known"). */
   models: EngineModel[] = [];
-  /** Every model id this node has listed since it was added: ids in here are never "unknown" (400), only unavailable (503). */
-  readonly everListed = new Set<string>();
-  /** Unix seconds a model was first seen, for engines that report no `created`. */
+  /**
+   * Every model id this node has listed since it was added, with the Unix seconds it
+   * was first seen (for engines that report no `created`). Ids in here are never
+   * "unknown" (400), only unavailable (503).
+   */
   readonly firstSeen = new Map<string, number>();
   outstanding = 0;
   consecutiveFailures = 0;
@@ -93,10 +95,7 @@ export class NodeRuntime {
   recordModels(models: EngineModel[], now: Date): void {
     this.models = models;
     const seconds = Math.floor(now.getTime() / 1000);
-    for (const m of models) {
-      this.everListed.add(m.id);
-      if (!this.firstSeen.has(m.id)) this.firstSeen.set(m.id, m.created ?? seconds);
-    }
+    for (const m of models) if (!this.firstSeen.has(m.id)) this.firstSeen.set(m.id, m.created ?? seconds);
   }
 
   health(): NodeHealth {

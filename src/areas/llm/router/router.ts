@@ -140,7 +140,7 @@ export class Router implements ModelRouter {
 
   /** Nodes visible to the tenant that have listed `model` at some point. */
   private nodesFor(tenantId: string, model: string): NodeRuntime[] {
-    return this.registry.nodes().filter((n) => n.visibleTo(tenantId) && n.everListed.has(model));
+    return this.registry.nodes().filter((n) => n.visibleTo(tenantId) && n.firstSeen.has(model));
   }
 
   /** 400 for a model the tenant cannot name; 503 for one it can, with no healthy node now. */
