@@ -2,6 +2,7 @@
 // hot path does no database work; revoke, delete, tenant disable and expiry take
 // effect at once here (the invalidation bus) and the spec's five minutes bound the
 // lag anywhere the bus does not reach.
+import { hash } from 'node:crypto';
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Principal } from '../../../platform/identity.js';
@@ -42,15 +43,18 @@ export class ApiKeyValidator {
   }
 
   async resolve(key: string): Promise<Principal | undefined> {
-    const hash = this.secrets.hash('api-key', key);
-    let entry = this.cache.get(hash);
+    // The cache is keyed by a plain one-shot SHA-256 of the key (~0.3 µs against ~1.5 µs
+    // for the keyed hash the database needs): no plaintext key is kept in memory, and a
+    // hit computes nothing else.
+    const cacheKey = hash('sha256', key, 'base64url');
+    let entry = this.cache.get(cacheKey);
     if (!entry) {
       // Checked on a miss only: just well-formed keys are ever cached, so a hit needs
       // no checksum, and junk still never reaches the database.
       if (!isWellFormedApiKey(key)) return undefined;
       const generation = this.generation;
-      entry = await this.load(hash);
-      if (generation === this.generation) this.cache.set(hash, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
+      entry = await this.load(this.secrets.hash('api-key', key));
+      if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
     }
     if (!entry.principal || !entry.keyId) return undefined;
     if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) return undefined;
