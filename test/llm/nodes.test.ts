@@ -185,6 +185,9 @@ describe('llm nodes API', () => {
       [{ ...base, url: 'not a url' }, 'url'],
       [{ ...base, url: 'http://169.254.169.254/' }, 'url'],
       [{ ...base, url: 'http://[::ffff:169.254.169.254]/' }, 'url'],
+      // IPv4-compatible and NAT64 forms reach the IPv4 address too (node's BlockList alone lets them through).
+      [{ ...base, url: 'http://[::169.254.169.254]/' }, 'url'],
+      [{ ...base, url: 'http://[64:ff9b::a9fe:a9fe]/' }, 'url'],
       [{ ...base, url: 'http://[fe80::1]:11434' }, 'url'],
       [{ ...base, url: 'http://user:pass@127.0.0.1:1/' }, 'url'],
       [{ ...base, url: `${extra.url}/?key=1` }, 'url'],
