@@ -41,6 +41,15 @@ describe('access tokens', () => {
     assert.equal(response.body.id, userId);
   });
 
+  it("does no database work at the edge once the token and the user's account state are cached", async () => {
+    const genuine = await token();
+    assert.equal((await gw.request('GET', '/api/os/workspaces', { token: genuine })).status, 200); // warms both caches
+    const before = gw.ctx.db.stats.queries;
+    const rounds = 10;
+    for (let i = 0; i < rounds; i++) assert.equal((await gw.request('GET', '/api/os/workspaces', { token: genuine })).status, 200);
+    assert.equal(gw.ctx.db.stats.queries - before, rounds, 'one query per request: the list itself');
+  });
+
   it('rejects every forged, foreign or stale variant with the same 401', async () => {
     const foreign = await generateKeyPair('EdDSA');
     const header = (h: object) => Buffer.from(JSON.stringify(h)).toString('base64url');
