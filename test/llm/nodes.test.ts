@@ -92,6 +92,8 @@ describe('llm nodes API', () => {
     assert.equal(node.health.status, 'healthy', 'probed before the answer');
     assert.deepEqual(node.health.models, ['extra-model']);
     assert.equal(extra.requests.at(-1)?.headers.authorization, `Bearer ${NODE_KEY}`, 'the key is used upstream');
+    const [stored] = await gw.ctx.db.query<{ api_key_encrypted: string | null }>('SELECT api_key_encrypted FROM compute_nodes WHERE id = $1', [node.id]);
+    assert.ok(stored?.api_key_encrypted && !stored.api_key_encrypted.includes(NODE_KEY), 'stored encrypted, never as given');
     assert.ok((await gw.ctx.llm.router.availableModels(tenantB)).some((m) => m.id === 'extra-model'), 'shared: every tenant');
 
     assert.deepEqual((await call('GET', `/nodes/${node.id}`, { token: platform })).body, node);
