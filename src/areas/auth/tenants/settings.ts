@@ -29,9 +29,6 @@ export function mergeLlmSettings(current: TenantLlmSettings, patch: LlmSettingsP
     allowedModels: patch.allowedModels !== undefined ? patch.allowedModels : current.allowedModels,
     streamMetadataChoices: patch.streamMetadataChoices ?? current.streamMetadataChoices,
   };
-  if (next.allowedModels && new Set(next.allowedModels).size !== next.allowedModels.length) {
-    throw validation('allowedModels', 'must not list a model twice');
-  }
   if (next.defaultModel !== null && next.allowedModels && !next.allowedModels.includes(next.defaultModel)) {
     throw validation(patch.defaultModel !== undefined ? 'defaultModel' : 'allowedModels', `the default model "${next.defaultModel}" must be one of allowedModels`);
   }
