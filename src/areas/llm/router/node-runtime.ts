@@ -43,9 +43,8 @@ export class NodeRuntime {
   readonly firstSeen = new Map<string, number>();
   outstanding = 0;
   consecutiveFailures = 0;
+  /** When the current cooldown ends (epoch ms; it began cooldownMs before). */
   cooldownUntil = 0;
-  /** When the current cooldown began: a probe started before it proves nothing. */
-  cooldownSince = 0;
   checkedAt: Date | null = null;
   lastError: string | undefined;
   /** A bus event said the definition changed: out of routing until the registry reloaded it. */

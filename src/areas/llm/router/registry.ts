@@ -141,7 +141,7 @@ export class NodeRegistry {
       node.checkedAt = new Date();
       node.lastError = undefined;
       // A probe that began before the cooldown says nothing about the node since.
-      if (node.status === 'cooldown' && startedAt < node.cooldownSince) return;
+      if (node.status === 'cooldown' && startedAt < node.cooldownUntil - this.options.cooldownMs) return;
       if (node.status === 'healthy') return;
       // Readmitted with a clean slate. A routine probe of a healthy node leaves the
       // failure count alone: a node that lists models but fails every chat must still cool down.
@@ -165,8 +165,7 @@ export class NodeRegistry {
   private startCooldown(node: NodeRuntime): void {
     this.clearCooldown(node);
     node.status = 'cooldown';
-    node.cooldownSince = Date.now();
-    node.cooldownUntil = node.cooldownSince + this.options.cooldownMs;
+    node.cooldownUntil = Date.now() + this.options.cooldownMs;
     node.cooldownTimer = setTimeout(() => {
       node.cooldownTimer = null;
       void this.probe(node);
