@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
 import { AppError } from '../../src/platform/errors.js';
+import { EngineError } from '../../src/engines/types.js';
 import type { Lease } from '../../src/areas/llm/router/types.js';
 import { ask, chatOn, hold, nodeNamed, waitFor } from './router-support.js';
 
@@ -96,6 +97,22 @@ describe('llm router: balancing and failover', () => {
       assert.equal(await ask(gw, tenantId, 'only-a'), 'a');
     });
   }
+
+  it('neither retries elsewhere nor counts against the node an answer that blames the request (4xx)', async () => {
+    const busy = await hold(gw, tenantId, 'only-a'); // b is picked first
+    b.behaviour.status = 400;
+    try {
+      const [aBefore, bBefore, failuresBefore] = [a.chatRequests(), b.chatRequests(), nodeNamed(gw, 'b').consecutiveFailures];
+      await assert.rejects(ask(gw, tenantId, 'ab'), (e: unknown) => e instanceof EngineError && e.failure === 'rejected');
+      assert.equal(b.chatRequests() - bBefore, 1);
+      assert.equal(a.chatRequests() - aBefore, 0, 'not tried on a');
+      assert.equal(nodeNamed(gw, 'b').consecutiveFailures, failuresBefore, 'not a node failure');
+      assert.equal(nodeNamed(gw, 'b').outstanding, 0, 'its lease ended');
+    } finally {
+      delete b.behaviour.status;
+      busy.release('ok');
+    }
+  });
 
   it('fails over when the connection is refused', async () => {
     await d.close(); // still healthy in the router's eyes: no probe has run since
