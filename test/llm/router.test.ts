@@ -271,5 +271,6 @@ describe('llm router: cooldown', () => {
     assert.equal(nodeNamed(gw, 'c').status, 'cooldown', 'a failed probe starts another cooldown');
     assert.ok(nodeNamed(gw, 'c').lastError);
     await assert.rejects(ask(gw, tenantId, 'lonely'), unavailable(/No healthy compute node serves model "lonely"/));
+    assert.deepEqual((await gw.ctx.llm.router.availableModels(tenantId)).map((m) => m.id), ['m'], 'GET /models lists what can answer now');
   });
 });
