@@ -1,4 +1,4 @@
-// Shared by the llm tests: chat through a router lease, node lookups, bounded waits.
+// Shared by the llm tests: chat through a router lease, node lookups.
 import type { TestGateway } from '../helpers/gateway.js';
 import type { Lease } from '../../src/areas/llm/router/types.js';
 import type { NodeRuntime } from '../../src/areas/llm/router/node-runtime.js';
@@ -33,13 +33,4 @@ export function nodeNamed(gw: TestGateway, name: string): NodeRuntime {
   const node = gw.ctx.llm.nodes.nodes().find((n) => n.definition.name === name);
   if (!node) throw new Error(`no node named ${name}`);
   return node;
-}
-
-/** Polls `check` every 25 ms until it is true, or fails after `timeoutMs`. */
-export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
 }

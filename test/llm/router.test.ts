@@ -9,7 +9,8 @@ import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fa
 import { AppError } from '../../src/platform/errors.js';
 import { EngineError } from '../../src/engines/types.js';
 import type { Lease } from '../../src/areas/llm/router/types.js';
-import { ask, chatOn, hold, nodeNamed, waitFor } from './router-support.js';
+import { ask, chatOn, hold, nodeNamed } from './router-support.js';
+import { eventually } from './chat-support.js';
 
 const unavailable = (detail: RegExp) => (error: unknown) => {
   assert.ok(error instanceof AppError, String(error));
@@ -254,7 +255,7 @@ describe('llm router: cooldown', () => {
     delete b.behaviour.status;
 
     delete a.behaviour.status; // a recovers; only a probe after the cooldown lets it back in
-    await waitFor('a readmitted', () => nodeNamed(gw, 'a').status === 'healthy', 5000);
+    await eventually('a readmitted', () => nodeNamed(gw, 'a').status === 'healthy', 5000);
     const again = [];
     for (let i = 0; i < 6; i++) again.push(await ask(gw, tenantId, 'm'));
     assert.ok(again.includes('a'), `a serves again: ${again}`);
@@ -267,7 +268,7 @@ describe('llm router: cooldown', () => {
     await c.close();
     const probedAt = nodeNamed(gw, 'c').checkedAt?.getTime() ?? 0;
     const c2 = () => nodeNamed(gw, 'c');
-    await waitFor('a failed probe of c', () => c2().lastError !== undefined && (c2().checkedAt?.getTime() ?? 0) > probedAt, 5000);
+    await eventually('a failed probe of c', () => c2().lastError !== undefined && (c2().checkedAt?.getTime() ?? 0) > probedAt, 5000);
     assert.equal(nodeNamed(gw, 'c').status, 'cooldown', 'a failed probe starts another cooldown');
     assert.ok(nodeNamed(gw, 'c').lastError);
     await assert.rejects(ask(gw, tenantId, 'lonely'), unavailable(/No healthy compute node serves model "lonely"/));
