@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OllamaEngine } from '../../src/engines/ollama/adapter.js';
 import { EngineError, type ChatChunk, type ChatRequest, type EngineFailure, type PullProgress } from '../../src/engines/types.js';
 import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines.js';
@@ -112,6 +112,21 @@ describe('Ollama engine adapter', () => {
     assert.deepEqual(vectors[0], vectors[2]);
     assert.notDeepEqual(vectors[0], vectors[1]);
     assert.equal(fake.requests.at(-1)!.path, '/api/embed');
+  });
+
+  it('reuses one keep-alive connection for completed streams, JSON answers and pulls', async () => {
+    const fresh = new OllamaEngine({ url: fake.url, timeoutMs: 5000 });
+    const before = fake.connections();
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await collect(await fresh.chatStream(chatRequest()))).at(-1)?.type, 'end');
+      await nextTurn(); // undici hands a socket back one event-loop turn after the answer ended
+      assert.equal((await fresh.chat(chatRequest())).finishReason, 'stop');
+      await nextTurn();
+      assert.deepEqual((await collect(fresh.pull({ model: 'fake-small', signal: never }))).at(-1), { status: 'success' });
+      await nextTurn();
+    }
+    assert.equal(fake.connections() - before, 1, 'nine completed answers, one connection');
+    await fresh.close();
   });
 
   it('relays pull progress in camelCase and learns the model', async () => {

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import net from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
 import { EngineError, type ChatChunk, type ChatRequest, type EngineFailure } from '../../src/engines/types.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
@@ -178,6 +178,23 @@ describe('OpenAI-compatible engine adapter', () => {
     assert.notDeepEqual(vectors[0], vectors[1]);
     assert.equal(fake.requests.at(-1)!.body.encoding_format, 'float');
     await rejectsWith(engine.embed({ model: 'missing', input: ['x'], signal: never }), 'model_not_found');
+  });
+
+  it('reuses one keep-alive connection for completed streams and JSON answers', async () => {
+    const fresh = new OpenAIEngine({ url: fake.url, timeoutMs: 5000 });
+    const before = fake.connections();
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await collect(await fresh.chatStream(chatRequest()))).at(-1)?.type, 'end');
+      // undici hands a socket back one event-loop turn after the answer ended (pipelining 1);
+      // requests from different clients are at least that far apart.
+      await nextTurn();
+    }
+    for (let i = 0; i < 5; i++) {
+      assert.equal((await fresh.chat(chatRequest())).finishReason, 'stop');
+      await nextTurn();
+    }
+    assert.equal(fake.connections() - before, 1, 'ten completed answers, one connection');
+    await fresh.close();
   });
 
   it('cannot pull', async () => {

@@ -46,6 +46,8 @@ export interface FakeEngine {
   aborted(): number;
   waitForAbort(count?: number, timeoutMs?: number): Promise<void>;
   bytesWritten(): number;
+  /** TCP connections accepted so far: keep-alive reuse shows as fewer connections than requests. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -89,12 +91,14 @@ async function startFake(kind: 'openai' | 'ollama', behaviour: FakeBehaviour, ro
   let inFlight = 0;
   let aborted = 0;
   let bytes = 0;
+  let connections = 0;
 
   const server = http.createServer((req, res) => {
     void handle(req, res).catch(() => res.destroy());
   });
   server.keepAliveTimeout = 30_000;
   server.on('connection', (socket) => {
+    connections++;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
@@ -108,6 +112,7 @@ async function startFake(kind: 'openai' | 'ollama', behaviour: FakeBehaviour, ro
     inFlight: () => inFlight,
     aborted: () => aborted,
     bytesWritten: () => bytes,
+    connections: () => connections,
     waitForAbort(count = 1, timeoutMs = 2000) {
       if (aborted >= count) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
@@ -211,6 +216,15 @@ function sendJson(x: Exchange, status: number, value: unknown): void {
   x.fake.addBytes(Buffer.byteLength(text));
   x.res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   x.res.end(text);
+}
+
+/**
+ * Ends a streamed answer in a later socket write than its last frame, as engines
+ * often do: the client then sees the protocol's end before the body's, and must
+ * read on to the body's end to keep the connection reusable.
+ */
+async function endApart(x: Exchange): Promise<void> {
+  if (await pause(x, 1)) x.res.end();
 }
 
 /** Kills the connection mid-answer once what was written has reached the socket. */
@@ -358,7 +372,7 @@ async function openaiChat(x: Exchange): Promise<void> {
   if (!(await write(x, frame({}, finishReason)))) return;
   if (includeUsage && !(await write(x, `data: ${head}"choices":[],"usage":${JSON.stringify(usage)}}\n\n`))) return;
   if (!(await write(x, 'data: [DONE]\n\n'))) return;
-  x.res.end();
+  await endApart(x);
 }
 
 // ---------------------------------------------------------------- Ollama
@@ -445,7 +459,7 @@ async function ollamaChat(x: Exchange): Promise<void> {
   }
   if (tokens.length === 0 && b.dieAfterTokens === 0) return die(x);
   if (!(await write(x, `${final('')}\n`))) return;
-  x.res.end();
+  await endApart(x);
 }
 
 function defaultPullFrames(): object[] {
