@@ -308,6 +308,31 @@ describe('OpenAI-compatible engine adapter', () => {
       await cut.close();
       await truncated.close();
     });
+
+    it('gives up on a line longer than the frame limit, in time linear in its length', async () => {
+      // 16 MiB without a newline, in 64 KiB writes: the adapter must stop at 8 MiB (bounded memory)
+      // without re-scanning what it holds on every chunk (that took seconds of event-loop time).
+      const piece = 'x'.repeat(64 * 1024);
+      const endless = await scripted(async (req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: ');
+        for (let i = 0; i < 256 && !res.destroyed; i++) {
+          if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        }
+        res.end();
+      });
+      const remote = new OpenAIEngine({ url: endless.url, timeoutMs: 5000 });
+      const started = performance.now();
+      await rejectsWith(collect(await remote.chatStream(chatRequest())), 'upstream_error', (err) => {
+        assert.match(err.message, /line longer than 8388608 characters/);
+        assert.equal(err.retryable, false);
+      });
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed < 1500, `took ${Math.round(elapsed)} ms`);
+      await remote.close();
+      await endless.close();
+    });
   });
 
   describe('wire format', () => {

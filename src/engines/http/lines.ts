@@ -21,11 +21,19 @@ export class LineSplitter {
   /** Appends every line completed by `chunk` (without its terminator) to `out`. */
   push(chunk: Buffer, out: string[]): void {
     const decoded = this.decoder.write(chunk);
+    // The carried part has no newline: scan only the new text. Without a newline in it,
+    // append and stop: searching `rest + decoded` would flatten (copy) the whole
+    // carried line on every chunk, O(n²) for a long line.
+    const first = decoded.indexOf('\n');
+    if (first === -1) {
+      this.rest += decoded;
+      if (this.rest.length > MAX_LINE_CHARS) throw new LineTooLongError();
+      return;
+    }
     const carried = this.rest.length;
     const text = carried === 0 ? decoded : this.rest + decoded;
     let start = 0;
-    // The carried part has no newline: scan only the new bytes, so a long line costs O(n), not O(n²).
-    let newline = text.indexOf('\n', carried);
+    let newline = carried + first;
     while (newline !== -1) {
       const end = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
       out.push(text.slice(start, end));
