@@ -9,34 +9,17 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalEngine } from '../../src/engines/local/adapter.js';
-import { EngineError, type ChatChunk, type ChatRequest, type EngineFailure, type PullProgress } from '../../src/engines/types.js';
+import { EngineError, type ChatChunk, type ChatRequest, type PullProgress } from '../../src/engines/types.js';
 import { TEST_TMP } from '../helpers/paths.js';
 import { tinyGgufBytes, writeTinyGguf } from '../helpers/tiny-gguf.js';
+import { collect, never, rejectsWith } from './support.js';
 
-const never = new AbortController().signal;
 const root = path.join(TEST_TMP, `local-engine-${process.pid}`);
 const modelsDir = path.join(root, 'models');
 const logs: string[] = [];
 
 function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
   return { model: 'tiny', messages: [{ role: 'user', content: 'hello' }], maxTokens: 300, temperature: 0, signal: never, ...overrides };
-}
-
-async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of stream) items.push(item);
-  return items;
-}
-
-async function rejectsWith(promise: Promise<unknown>, failure: EngineFailure, pattern?: RegExp): Promise<EngineError> {
-  const error = await promise.then(
-    () => assert.fail(`expected EngineError(${failure})`),
-    (err: unknown) => err,
-  );
-  assert.ok(error instanceof EngineError, `expected an EngineError, got ${String(error)}`);
-  assert.equal(error.failure, failure, error.message);
-  if (pattern) assert.match(error.message, pattern);
-  return error;
 }
 
 async function ids(engine: LocalEngine): Promise<string[]> {

@@ -5,45 +5,9 @@ import http from 'node:http';
 import type net from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OllamaEngine } from '../../src/engines/ollama/adapter.js';
-import { EngineError, type ChatChunk, type ChatRequest, type EngineFailure, type PullProgress } from '../../src/engines/types.js';
+import type { ChatChunk, ChatRequest, EngineError, EngineFailure, PullProgress } from '../../src/engines/types.js';
 import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines.js';
-
-const never = new AbortController().signal;
-
-function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return {
-    model: 'fake-small',
-    messages: [
-      { role: 'system', content: 'be brief' },
-      { role: 'user', content: 'tell me about otters' },
-    ],
-    maxTokens: 100,
-    temperature: 0.2,
-    signal: never,
-    ...overrides,
-  };
-}
-
-async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const items: T[] = [];
-  for await (const item of stream) items.push(item);
-  return items;
-}
-
-function text(chunks: ChatChunk[]): string {
-  return chunks.map((c) => (c.type === 'delta' ? c.content : '')).join('');
-}
-
-async function rejectsWith(promise: Promise<unknown>, failure: EngineFailure, check?: (err: EngineError) => void): Promise<void> {
-  let caught: unknown;
-  await promise.then(
-    () => assert.fail(`expected EngineError(${failure})`),
-    (err: unknown) => (caught = err),
-  );
-  assert.ok(caught instanceof EngineError, `expected an EngineError, got ${String(caught)}`);
-  assert.equal(caught.failure, failure, caught.message);
-  check?.(caught);
-}
+import { chatRequest, collect, never, rejectsWith, text } from './support.js';
 
 describe('Ollama engine adapter', () => {
   let fake: FakeEngine;

@@ -7,46 +7,9 @@ import http from 'node:http';
 import net from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
-import { EngineError, type ChatChunk, type ChatRequest, type EngineFailure } from '../../src/engines/types.js';
+import type { ChatChunk, ChatRequest, EngineError, EngineFailure } from '../../src/engines/types.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
-
-const never = new AbortController().signal;
-
-function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
-  return {
-    model: 'fake-small',
-    messages: [
-      { role: 'system', content: 'be brief' },
-      { role: 'user', content: 'tell me about otters' },
-    ],
-    maxTokens: 100,
-    temperature: 0.2,
-    signal: never,
-    ...overrides,
-  };
-}
-
-async function collect(stream: AsyncIterable<ChatChunk>): Promise<ChatChunk[]> {
-  const chunks: ChatChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk);
-  return chunks;
-}
-
-function text(chunks: ChatChunk[]): string {
-  return chunks.map((c) => (c.type === 'delta' ? c.content : '')).join('');
-}
-
-async function rejectsWith(promise: Promise<unknown>, failure: EngineFailure, check?: (err: EngineError) => void): Promise<EngineError> {
-  let caught: unknown;
-  await promise.then(
-    () => assert.fail(`expected EngineError(${failure})`),
-    (err: unknown) => (caught = err),
-  );
-  assert.ok(caught instanceof EngineError, `expected an EngineError, got ${String(caught)}`);
-  assert.equal(caught.failure, failure, caught.message);
-  check?.(caught);
-  return caught;
-}
+import { chatRequest, collect, never, rejectsWith, text } from './support.js';
 
 /** A loopback server that answers every request with exactly what `script` writes, counting connections. */
 async function scripted(script: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>) {
