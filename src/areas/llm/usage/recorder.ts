@@ -62,12 +62,14 @@ export class UsageRecorder {
     this.timer = setInterval(() => void this.flush(), flushSeconds * 1000).unref();
   }
 
+  /** Queues `entry` itself (no copy: this runs once per request), stamping `at` on it when absent: pass an object of your own. */
   record(entry: UsageEntry): void {
     if (this.pending.length >= MAX_PENDING) {
       this.pending.shift();
       this.dropped++;
     }
-    this.pending.push({ ...entry, at: entry.at ?? new Date() });
+    entry.at ??= new Date();
+    this.pending.push(entry);
     // One flush at a time: while one runs, later entries wait for the next (not a queue of flushes, one per request).
     if (this.pending.length >= FLUSH_AT && !this.flushing && !this.failing) void this.flush();
   }
