@@ -163,6 +163,26 @@ describe('local engine (llama.cpp child process)', () => {
     assert.ok(elapsed < 1000, `generation went on for ${Math.round(elapsed)} ms after the abort`);
   });
 
+  it('abort before the first token (queued behind another generation) gives up its place at once', async () => {
+    // The first stream holds the model: its reader takes one delta, then stalls (generation pauses).
+    const holder = (await engine.chatStream(chatRequest({ model: 'endless', maxTokens: 200 })))[Symbol.asyncIterator]();
+    await holder.next();
+    const controller = new AbortController();
+    const queued = engine.chatStream(chatRequest({ model: 'endless', maxTokens: 4000, signal: controller.signal }));
+    await sleep(100);
+    const abortedAt = performance.now();
+    controller.abort();
+    await rejectsWith(queued, 'aborted');
+    assert.ok(performance.now() - abortedAt < 1000, 'the queued request failed at once');
+    for (let step = await holder.next(); !step.done; step = await holder.next());
+    // Had the aborted request kept its place, this one would wait behind its 4000 tokens (seconds), or forever.
+    const started = performance.now();
+    const next = await engine.chat(chatRequest({ model: 'endless', maxTokens: 3, signal: AbortSignal.timeout(10_000) }));
+    assert.equal(next.usage.completionTokens, 3);
+    const waited = performance.now() - started;
+    assert.ok(waited < 1000, `the next request waited ${Math.round(waited)} ms`);
+  });
+
   it('a stalled reader pauses generation (bounded buffering) and resumes it', async () => {
     const stream = await engine.chatStream(chatRequest({ model: 'endless', maxTokens: 400 }));
     const iterator = stream[Symbol.asyncIterator]();
