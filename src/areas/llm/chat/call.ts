@@ -1,10 +1,14 @@
 // One chat/completions request as both answer paths (JSON and event stream) see it:
 // who asked, what was asked (defaults applied), and how its usage is recorded.
+import type { FastifyReply } from 'fastify';
 import type { ChatMessage, ChatRequest } from '../../../engines/types.js';
+import { AppError } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { ModelRouter } from '../router/types.js';
+import type { ClientWatch } from '../sse/client.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import type { TokenUsage } from '../tokens/count.js';
+import { countPromptTokens, type TokenUsage } from '../tokens/count.js';
+import { toHttpFailure } from './engine-failures.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, type ChatCompletionBody } from './schemas.js';
 
 export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable';
@@ -62,6 +66,27 @@ export class ChatCall {
       correlationId: this.correlationId,
     });
   }
+
+  /**
+   * The engine call failed before any byte went to the client (both answer paths):
+   * recorded, then the HTTP failure is thrown, or, when the client has already
+   * left, nothing is sent (the reply is hijacked: nobody is there to read it).
+   */
+  async failedBeforeAnswer(model: string, error: unknown, client: ClientWatch, reply: FastifyReply): Promise<void> {
+    if (client.gone()) {
+      // The engine saw the prompt; what it generated before the abort is unknown.
+      this.record(model, null, 'client_closed', { promptTokens: await countPromptTokens(this.messages), completionTokens: 0 });
+      reply.hijack();
+      return;
+    }
+    const failure = toHttpFailure(error, this.deps.retryAfterSeconds);
+    this.record(model, null, failureStatus(failure), NO_TOKENS);
+    throw failure;
+  }
 }
 
 export const NO_TOKENS: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+
+export function failureStatus(failure: unknown): UsageStatus {
+  return failure instanceof AppError && failure.status === 503 ? 'unavailable' : 'engine_error';
+}

@@ -1,11 +1,9 @@
 // chat/completions without `stream`: one JSON answer (spec 2.6). The engine call
 // is cancelled when the client goes away while the model is still generating.
 import type { FastifyReply } from 'fastify';
-import { AppError } from '../../../platform/errors.js';
 import { watchClient } from '../sse/client.js';
-import { completeUsage, countPromptTokens } from '../tokens/count.js';
-import { NO_TOKENS, type ChatCall, type UsageStatus } from './call.js';
-import { toHttpFailure } from './engine-failures.js';
+import { completeUsage } from '../tokens/count.js';
+import type { ChatCall } from './call.js';
 import { completionBody, newCompletion } from './frames.js';
 import type { ChatCompletion } from './schemas.js';
 
@@ -25,20 +23,9 @@ export async function completeJson(call: ChatCall, model: string, reply: Fastify
     call.record(model, lease.node.id, 'ok', usage);
     return completionBody(newCompletion(model), result.content, result.finishReason, usage);
   } catch (error) {
-    if (client.gone()) {
-      // The engine saw the prompt; what it generated before the abort is unknown.
-      call.record(model, null, 'client_closed', { promptTokens: await countPromptTokens(call.messages), completionTokens: 0 });
-      reply.hijack();
-      return undefined;
-    }
-    const failure = toHttpFailure(error, call.deps.retryAfterSeconds);
-    call.record(model, null, failureStatus(failure), NO_TOKENS);
-    throw failure;
+    await call.failedBeforeAnswer(model, error, client, reply);
+    return undefined;
   } finally {
     client.dispose();
   }
-}
-
-export function failureStatus(failure: unknown): UsageStatus {
-  return failure instanceof AppError && failure.status === 503 ? 'unavailable' : 'engine_error';
 }

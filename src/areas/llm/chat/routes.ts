@@ -6,8 +6,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
-import { ChatCall, type ChatDeps } from './call.js';
-import { completeJson, failureStatus } from './complete.js';
+import { ChatCall, failureStatus, NO_TOKENS, type ChatDeps } from './call.js';
+import { completeJson } from './complete.js';
 import { completeStream } from './stream.js';
 import { ChatCompletion, ChatCompletionBody } from './schemas.js';
 
@@ -29,7 +29,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
         model = await deps.router.resolveModel(call.tenantId, request.body.model ?? 'auto');
       } catch (error) {
         // An unknown model (400) is the caller's mistake, not usage; no healthy node (503) is recorded.
-        if (failureStatus(error) === 'unavailable') call.record(request.body.model ?? 'auto', null, 'unavailable', { promptTokens: 0, completionTokens: 0 });
+        if (failureStatus(error) === 'unavailable') call.record(request.body.model ?? 'auto', null, 'unavailable', NO_TOKENS);
         throw error;
       }
       if (request.body.stream !== true) return completeJson(call, model, reply);

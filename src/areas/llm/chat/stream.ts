@@ -10,11 +10,9 @@ import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatChunk } from '../../../engines/types.js';
 import { ABORTED, AbortableReader, watchClient, type ClientWatch } from '../sse/client.js';
 import { DONE, SseWriter } from '../sse/writer.js';
-import { completeUsage, countPromptTokens, StreamedText } from '../tokens/count.js';
+import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
-import { failureStatus } from './complete.js';
-import { toHttpFailure } from './engine-failures.js';
 import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
 
 export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
@@ -24,14 +22,8 @@ export async function completeStream(call: ChatCall, model: string, reply: Fasti
     try {
       accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) => lease.engine.chatStream(call.engineRequest(model, client.signal)));
     } catch (error) {
-      if (client.gone()) {
-        call.record(model, null, 'client_closed', { promptTokens: await countPromptTokens(call.messages), completionTokens: 0 });
-        reply.hijack();
-        return;
-      }
-      const failure = toHttpFailure(error, call.deps.retryAfterSeconds);
-      call.record(model, null, failureStatus(failure), { promptTokens: 0, completionTokens: 0 });
-      throw failure;
+      await call.failedBeforeAnswer(model, error, client, reply);
+      return;
     }
     // Headers the edge set on the reply (CORS) go out with ours; the reply is ours to write from here.
     const headers = reply.getHeaders();
