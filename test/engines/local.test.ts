@@ -81,6 +81,8 @@ describe('local engine (llama.cpp child process)', () => {
   it('chat: applies the template, counts real tokens, is deterministic at temperature 0', async () => {
     const first = await engine.chat(chatRequest({ maxTokens: 20 }));
     assert.equal(startedChildren(), 1);
+    // The configured thread count reaches llama.cpp (its default, one per core, collapses under load).
+    assert.ok(logs.some((l) => /local model tiny loaded for chat .*\(context 256 tokens, 1 threads\)/.test(l)), logs.join('\n'));
     assert.equal(first.finishReason, 'length');
     assert.equal(first.usage.completionTokens, 20);
     assert.ok(first.content.length > 0);

@@ -187,7 +187,7 @@ export class LocalEngine implements Engine {
     entry.purposes.add(purpose);
     entry.lastUsed = performance.now();
     this.loaded.set(file.key, entry);
-    this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens)`);
+    this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens${info.threads === undefined ? '' : `, ${info.threads} threads`})`);
   }
 
   /**

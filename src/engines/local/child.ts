@@ -87,6 +87,7 @@ async function load(message: Extract<ParentMessage, { op: 'load' }>): Promise<Lo
     }
   } else if (message.purpose === 'chat' && !loaded.chat) {
     const context = await model.createContext({ contextSize: info.contextSize, threads: message.threads, sequences: 1 });
+    info.threads = context.idealThreads;
     const sequence = context.getSequence();
     await warmUp(sequence, model);
     const chat: NonNullable<LoadedModel['chat']> = { session: new LlamaChat({ contextSequence: sequence }), lock: new Mutex() };

@@ -13,6 +13,8 @@ export interface LoadInfo {
   trainContextSize: number;
   contextSize: number;
   embeddingLength: number;
+  /** Threads llama.cpp evaluates the chat context with (the setting, capped at its maximum); once a chat context exists. */
+  threads?: number;
 }
 
 export type ParentMessage =
