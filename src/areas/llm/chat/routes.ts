@@ -9,6 +9,7 @@ import { problems } from '../../schemas.js';
 import { ChatCall, failureStatus, NO_TOKENS, type ChatDeps } from './call.js';
 import { completeJson } from './complete.js';
 import { completeStream } from './stream.js';
+import { preloadTokenizer } from '../tokens/count.js';
 import { ChatCompletion, ChatCompletionBody } from './schemas.js';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -18,11 +19,19 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
     retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
   };
+  let tokenizerLoading = false;
 
   app.post(
     '/chat/completions',
     { schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } } },
     async (request, reply) => {
+      if (!tokenizerLoading) {
+        // Usage counting may need the tokenizer at any later request: its one-off load (a
+        // ~100 ms event-loop stall) happens right after this first answer, rather than in
+        // the middle of whichever later request first needs it.
+        tokenizerLoading = true;
+        reply.raw.once('close', preloadTokenizer);
+      }
       const call = new ChatCall(deps, principalOf(request), String(request.id), request.body);
       let model: string;
       try {

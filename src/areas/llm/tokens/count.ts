@@ -3,8 +3,9 @@
 // tokenizer (o200k_base, as OpenAI's current models use) rather than a word
 // count: close to what a modern engine's own tokenizer reports, never a guess.
 //
-// The tokenizer's tables take ~150 ms and ~60 MB to load, so they are loaded on
-// first need only: a gateway whose engines report usage never pays for them.
+// The tokenizer's tables take ~180 ms and ~60 MB to load, stalling the event loop
+// for ~100 ms: they are loaded when a gateway first serves chat (preloadTokenizer),
+// not at import, so processes that never chat (CLI commands, most tests) never pay.
 //
 // BPE is quadratic in the length of one word: 100,000 letters without a space take
 // seconds. Text is therefore counted in segments of at most SEGMENT characters (cut
@@ -17,6 +18,15 @@ type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
 let loading: Promise<Encoding> | undefined;
 const encoding = () => (loading ??= import('gpt-tokenizer/encoding/o200k_base'));
+
+/**
+ * Loads the tokenizer in the background. Counting is needed whenever an engine reports
+ * no usage or a client leaves early, which can first happen at any moment of traffic;
+ * loading it up front moves the stall to a moment the caller chooses.
+ */
+export function preloadTokenizer(): void {
+  void encoding();
+}
 
 // Text that looks like a special token (`<|endoftext|>`) in a prompt is counted as
 // the ordinary text it is; the tokenizer would otherwise refuse it.
