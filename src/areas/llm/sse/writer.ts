@@ -33,9 +33,11 @@ export class SseWriter {
   /**
    * Sends the 200 status line with the event-stream headers. `headers` carries what
    * the edge put on the reply (CORS); the correlation id is already on the raw response.
+   * The event-stream headers are added to `headers` itself (no copy per stream): pass
+   * an object of your own, as reply.getHeaders() returns.
    */
   open(headers: Record<string, number | string | string[] | undefined> = {}): void {
-    this.res.writeHead(200, { ...headers, ...SSE_HEADERS } as OutgoingHttpHeaders);
+    this.res.writeHead(200, Object.assign(headers, SSE_HEADERS) as OutgoingHttpHeaders);
     // No Nagle delay between small frames: each token reaches the client as it is written.
     this.res.socket?.setNoDelay(true);
     this.heartbeat = setTimeout(() => this.beat(), this.heartbeatMs);
