@@ -28,7 +28,8 @@ describe('llm chat/completions (JSON)', () => {
     // Reports no usage: the gateway counts with its own tokenizer.
     silent = await startFakeOpenAI({ models: ['quiet-model'], noUsage: true });
     lonely = await startFakeOpenAI({ models: ['lonely-model'] });
-    gw = await gatewayOver([main, silent, lonely]);
+    // Background writes only when a test flushes: the request path can be shown to do no database work.
+    gw = await gatewayOver([main, silent, lonely], { GATEWAY_USAGE_FLUSH_SECONDS: '3600', GATEWAY_LAST_USED_FLUSH_SECONDS: '3600' });
     const t = await seedTenant(gw, 'chat');
     tenantId = t.tenantId;
     adminToken = await tokenFor(gw, t.admin.id, tenantId);
@@ -227,6 +228,19 @@ describe('llm chat/completions (JSON)', () => {
     assert.equal(u.principal_id, other.admin.id);
     assert.equal(u.model, 'alpha-model');
     assert.equal(u.completion_tokens, 2);
+  });
+
+  it('does no database work for a cached request, JSON or streamed: its usage is written later, in a batch', async () => {
+    assert.equal((await chat({ model: 'alpha-model', messages: hello })).status, 200); // the key and the tenant's settings are cached now
+    const before = (await usageRows(gw, tenantId)).length;
+    const queries = gw.ctx.db.stats.queries;
+    for (const stream of [false, true, false, true]) {
+      const response = await chat({ model: 'alpha-model', messages: hello, stream });
+      assert.equal(response.status, 200, response.text);
+    }
+    assert.equal(gw.ctx.db.stats.queries, queries, 'no query on the request path');
+    assert.equal((await usageRows(gw, tenantId)).length, before + 4);
+    assert.equal(gw.ctx.db.stats.queries, queries + 2, 'one insert for the four records (and the read)');
   });
 
   it('stores a backlog of more than 500 usage entries once each, every value intact, through a failed write', async () => {
