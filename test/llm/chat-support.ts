@@ -5,7 +5,7 @@ import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import type { FakeEngine } from '../helpers/fake-engines.js';
 
 /** A gateway whose only compute nodes are `fakes` (the local engine off). */
-export function gatewayOver(fakes: FakeEngine[], env: Record<string, string> = {}): Promise<TestGateway> {
+export function gatewayOver(fakes: Pick<FakeEngine, 'kind' | 'url'>[], env: Record<string, string> = {}): Promise<TestGateway> {
   const nodes = fakes.map((f, i) => ({ engine: f.kind, url: f.url, name: `fake-${i}` }));
   return startGateway({ GATEWAY_NODES: JSON.stringify(nodes), GATEWAY_LOCAL_ENGINE: 'off', ...env });
 }

@@ -108,10 +108,19 @@ export class StreamedText {
   }
 }
 
-/** The engine's counts where it gave them; the tokenizer's for whatever it left out. */
+// Engines are untrusted: a reported count is used only when it is one, a whole number
+// that the usage table's integer columns hold. Anything else (1.5, -2, 3e10) is counted
+// here instead: it must reach neither an answer nor the usage queue, where one row the
+// database refuses would hold back every record behind it.
+const MAX_COUNT = 2 ** 31 - 1;
+const isCount = (n: number | undefined): n is number => Number.isInteger(n) && n! >= 0 && n! <= MAX_COUNT;
+
+/** The engine's counts where it gave real ones; the tokenizer's for whatever it left out. */
 export async function completeUsage(reported: EngineUsage | undefined, messages: readonly ChatMessage[], completion: string | StreamedText): Promise<TokenUsage> {
+  const prompt = reported?.promptTokens;
+  const generated = reported?.completionTokens;
   return {
-    promptTokens: reported?.promptTokens ?? (await countPromptTokens(messages)),
-    completionTokens: reported?.completionTokens ?? (typeof completion === 'string' ? await countTextTokens(completion) : await completion.tokens()),
+    promptTokens: isCount(prompt) ? prompt : await countPromptTokens(messages),
+    completionTokens: isCount(generated) ? generated : typeof completion === 'string' ? await countTextTokens(completion) : await completion.tokens(),
   };
 }
