@@ -56,10 +56,19 @@ export function post(gw: TestGateway, path: string, json: unknown, headers: Reco
   return { req, response, destroy: () => req.destroy() };
 }
 
-/** POSTs `json` and resolves once the status line and headers are in; the body is parsed as it comes. */
-export async function openStream(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>): Promise<OpenStream> {
+/** POSTs `json` and resolves once the status line and headers are in (fails after `timeoutMs`); the body is parsed as it comes. */
+export async function openStream(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>, timeoutMs = 10_000): Promise<OpenStream> {
   const pending = post(gw, path, json, headers);
-  const res = await pending.response;
+  let timer: NodeJS.Timeout | undefined;
+  const res = await Promise.race([
+    pending.response,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        pending.destroy();
+        reject(new Error(`no response headers for POST ${path} within ${timeoutMs} ms`));
+      }, timeoutMs);
+    }),
+  ]).finally(() => clearTimeout(timer));
   const items: SseItem[] = [];
   let buffer = '';
   let bytes = 0;
