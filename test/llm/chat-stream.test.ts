@@ -4,6 +4,7 @@
 // (before the first token, while streaming, and for JSON answers), backpressure.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
 import { createApiKey } from '../gateway/support.js';
@@ -19,6 +20,7 @@ describe('llm chat/completions (stream)', () => {
   let slow: FakeEngine;
   let dying: FakeEngine;
   let big: FakeEngine;
+  let quiet: FakeEngine;
   let tenantId: string, key: string;
 
   const stream = (json: object, headers: Record<string, string> = { 'x-api-key': key }) => openStream(gw, CHAT, { stream: true, messages: hello, ...json }, headers);
@@ -29,15 +31,16 @@ describe('llm chat/completions (stream)', () => {
     slow = await startFakeOpenAI({ models: ['slow-model'] });
     dying = await startFakeOpenAI({ models: ['dying-model'], dieAfterTokens: 2 });
     big = await startFakeOpenAI({ models: ['big-model'] });
+    quiet = await startFakeOpenAI({ models: ['quiet-model'], noUsage: true });
     // Heartbeats every second, so a test can see one without waiting 15 s.
-    gw = await gatewayOver([main, slow, dying, big], { GATEWAY_STREAM_HEARTBEAT_SECONDS: '1' });
+    gw = await gatewayOver([main, slow, dying, big, quiet], { GATEWAY_STREAM_HEARTBEAT_SECONDS: '1' });
     const t = await seedTenant(gw, 'stream');
     tenantId = t.tenantId;
     key = (await createApiKey(gw, tenantId, 'stream')).key;
   });
   after(async () => {
     await gw?.close();
-    await Promise.all([main, slow, dying, big].map((f) => f?.close()));
+    await Promise.all([main, slow, dying, big, quiet].map((f) => f?.close()));
   });
 
   it('sends the event-stream headers and the frames in the spec order', async () => {
@@ -104,6 +107,23 @@ describe('llm chat/completions (stream)', () => {
     const optedOut = await stream({ model: 'stream-model', stream_options: { metadata_choices: false } }, { authorization: `Bearer ${admin}` });
     await optedOut.end();
     assert.equal((dataItems(optedOut)[0] as { data: string }).data, METADATA);
+  });
+
+  it('counts a streamed answer with the tokenizer when the engine reports no usage, a long one included', async () => {
+    const words = Array.from({ length: 50 }, (_, i) => `word${i}${'abcdefghij'.repeat(3)}`).join(' ');
+    // 8,192 words of ~36 characters: ~300 KB, more than the gateway keeps before counting what it has.
+    quiet.behaviour = { models: ['quiet-model'], noUsage: true, reply: words, repeat: 200 };
+    for (const maxTokens of [5, 8192]) {
+      const s = await stream({ model: 'quiet-model', max_tokens: maxTokens, stream_options: { include_usage: true } });
+      const frames = payloads(await s.end(30_000));
+      const text = deltasOf(frames);
+      assert.equal(text.split(' ').length, maxTokens);
+      const prompt = 3 + 3 + countTokens('user') + countTokens('hello there');
+      const completion = countTokens(text);
+      assert.deepEqual(frames.at(-2).usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }, `max_tokens ${maxTokens}`);
+    }
+    const [row] = (await usageRows(gw, tenantId)).filter((r) => r.model === 'quiet-model' && r.completion_tokens > 1000);
+    assert.ok(row, 'the long answer is recorded with its counted tokens');
   });
 
   it("reports the engine's length cut-off in the final frame", async () => {
