@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../platform/config.js';
 import { LocalEngine } from '../engines/local/adapter.js';
 import type { PullProgress } from '../engines/types.js';
+import { localEngineOptions } from '../areas/llm/services.js';
 
 export const MODELS_USAGE = [
   'models list                     List the GGUF models the local engine serves (GATEWAY_MODELS_DIR).',
@@ -27,13 +28,7 @@ export async function modelsCommand(config: Config, argv: string[], out: (line: 
     return action === undefined && !values.help ? 1 : 0;
   }
   if (extra.length) throw new Error(`unexpected argument "${extra[0]}"`);
-  const engine = new LocalEngine({
-    modelsDir: config.llm.modelsDir,
-    threads: config.llm.localThreads,
-    contextSize: config.llm.localContextSize,
-    timeoutMs: config.llm.upstreamTimeoutMs,
-    pullMaxBytes: config.llm.pullMaxBytes,
-  });
+  const engine = new LocalEngine(localEngineOptions(config.llm));
   try {
     if (action === 'list') {
       const models = await engine.listModels(AbortSignal.timeout(30_000));

@@ -1,6 +1,7 @@
 // The llm area's long-lived parts, built once per process by the composition root:
 // the node registry and its health loop, the router over it, the usage recorder.
-import type { Config } from '../../platform/config.js';
+import type { Config, LlmConfig } from '../../platform/config.js';
+import type { LocalEngineOptions } from '../../engines/local/adapter.js';
 import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
@@ -42,6 +43,17 @@ export interface LlmDeps {
   bus: InvalidationBus;
 }
 
+/** The local engine as configured; the server adds its URL guards and log, the CLI uses it as is. */
+export function localEngineOptions(llm: LlmConfig): LocalEngineOptions {
+  return {
+    modelsDir: llm.modelsDir,
+    threads: llm.localThreads,
+    contextSize: llm.localContextSize,
+    timeoutMs: llm.upstreamTimeoutMs,
+    pullMaxBytes: llm.pullMaxBytes,
+  };
+}
+
 // A probe is a model list: it should answer in well under this on any live node.
 const MAX_PROBE_TIMEOUT_MS = 5000;
 
@@ -59,11 +71,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
       return createEngine({
         kind: 'local',
         options: {
-          modelsDir: llm.modelsDir,
-          threads: llm.localThreads,
-          contextSize: llm.localContextSize,
-          timeoutMs: llm.upstreamTimeoutMs,
-          pullMaxBytes: llm.pullMaxBytes,
+          ...localEngineOptions(llm),
           lookup,
           // Model downloads (and each redirect hop) obey the same deny list as node URLs.
           checkUrl: async (url: URL) => {
