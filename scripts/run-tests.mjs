@@ -19,7 +19,10 @@ const template = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/t
 if (template.status !== 0) process.exit(template.status ?? 1);
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+// A test stuck on a wait with no deadline of its own (a query, a fetch) fails after
+// this long instead of hanging the run until CI kills it; the slowest test takes ~30 s.
+const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, '--test-reporter=spec', ...files], {
   stdio: 'inherit',
 });
 rmSync(templateDir, { recursive: true, force: true });
