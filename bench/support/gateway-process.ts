@@ -4,14 +4,19 @@
 // instant upstream, GATEWAY_TLS=off, GATEWAY_LOCAL_ENGINE=off, a fresh data dir).
 // Before reporting ready it creates a tenant and an API key through the services,
 // as the CLI would, and hands the plaintext key to the parent.
-import { loadConfig } from '../../src/platform/config.js';
-import { startServer } from '../../src/server.js';
-import { createTenant } from '../../src/areas/auth/tenants/service.js';
-import { issueApiKey } from '../../src/areas/auth/api-keys/service.js';
+//
+// The gateway itself is loaded from the compiled build (`dist/`, made by `npm run
+// build`, which the bench scripts run first), as production runs it: this file runs
+// under tsx, but tsx leaves plain .js modules untouched, so the measured code carries
+// neither tsx's name-keeping helpers nor source maps.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { announceReady } from './children.js';
 
-// tsx turns source maps on; compiled production code runs without them (they make every Error costlier).
-process.setSourceMapsEnabled(false);
+type Server = typeof import('../../src/server.js');
+type Config = typeof import('../../src/platform/config.js');
+type Tenants = typeof import('../../src/areas/auth/tenants/service.js');
+type ApiKeys = typeof import('../../src/areas/auth/api-keys/service.js');
 
 export interface GatewayInfo {
   url: string;
@@ -19,7 +24,17 @@ export interface GatewayInfo {
   tenantId: string;
 }
 
+// tsx turns source maps on for this process; production runs without them (they make every Error costlier).
+process.setSourceMapsEnabled(false);
+
+const dist = (module: string) => new URL(`../../dist/${module}`, import.meta.url).href;
+
 try {
+  if (!existsSync(fileURLToPath(dist('server.js')))) throw new Error('no compiled build in dist/: run `npm run build` first');
+  const { loadConfig } = (await import(dist('platform/config.js'))) as Config;
+  const { startServer } = (await import(dist('server.js'))) as Server;
+  const { createTenant } = (await import(dist('areas/auth/tenants/service.js'))) as Tenants;
+  const { issueApiKey } = (await import(dist('areas/auth/api-keys/service.js'))) as ApiKeys;
   const config = loadConfig(process.env);
   // handleSignals: SIGTERM stops the server cleanly, so a --cpu-prof profile is written.
   const server = await startServer(config, { handleSignals: true, print: () => {} });
