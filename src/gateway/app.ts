@@ -1,12 +1,13 @@
 // Builds the Gateway: the edge (correlation id, CORS, credentials, errors) in
 // front of the areas. The route table is registered here, top to bottom.
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pino, type DestinationStream } from 'pino';
 import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
+import { AccessLog } from './access-log.js';
 import { AppError } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { RouteLiterals } from './legacy-routes.js';
@@ -35,6 +36,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // arrive while a write is in flight go out together with the next one.
   const logStream = options.logStream ?? pino.destination({ dest: 1, sync: false });
   const logger = { ...loggerOptions(config.logLevel), stream: logStream };
+  const accessLog = new AccessLog(pino(loggerOptions(config.logLevel, false), logStream));
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
@@ -45,7 +47,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     ...(options.https ? { https: { ...options.https, connectionsCheckingInterval } } : {}),
     clientErrorHandler: handleClientError,
     genReqId: correlationIdFor,
-    logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    logController: accessLog,
     rewriteUrl: (req) => literals.rewrite(req.url ?? '/'),
     bodyLimit: config.http.bodyLimitBytes,
     requestTimeout: config.http.requestTimeoutMs,

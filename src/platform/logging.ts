@@ -16,10 +16,12 @@ export const REDACTED_PATHS = [
   '*.secret',
 ];
 
-export function loggerOptions(level: string): LoggerOptions {
+/** `redacted: false` only for lines whose fixed shape cannot hold a secret (the access log). */
+export function loggerOptions(level: string, redacted = true): LoggerOptions {
   return {
     level,
-    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    ...(redacted ? { redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } : {}),
+    // Only method, path and client address: never headers (credentials, cookies) or bodies.
     serializers: {
       req: (req: { method: string; url: string; ip?: string }) => ({ method: req.method, url: stripQuery(req.url), ip: req.ip }),
     },
@@ -27,7 +29,7 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 // Query strings can carry anything a client chose to put there; keep paths only.
-function stripQuery(url: string): string {
+export function stripQuery(url: string): string {
   const q = url.indexOf('?');
   return q === -1 ? url : url.slice(0, q);
 }

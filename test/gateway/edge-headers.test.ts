@@ -109,10 +109,16 @@ describe('edge: correlation id, CORS, health, 410', () => {
       await gw.request('GET', '/api/os/workspaces', { headers: { 'x-correlation-id': `${id}-denied` } });
       const lines = gw.logs().trim().split('\n').map((l) => JSON.parse(l));
       const mine = lines.filter((l) => JSON.stringify(l).includes(id));
-      assert.ok(mine.length >= 4, 'incoming and completed lines for both requests');
       for (const line of mine) assert.ok(line.correlationId === id || line.correlationId === `${id}-denied`, JSON.stringify(line));
-      assert.ok(mine.some((l) => l.correlationId === id && l.res?.statusCode === 200));
-      assert.ok(mine.some((l) => l.correlationId === `${id}-denied` && l.res?.statusCode === 401));
+      // One access line per request, when it completes: method, path, status, duration.
+      for (const [correlationId, statusCode] of [[id, 200], [`${id}-denied`, 401]] as const) {
+        const access = mine.filter((l) => l.correlationId === correlationId && l.res);
+        assert.equal(access.length, 1, `one access line for ${correlationId}: ${JSON.stringify(mine)}`);
+        assert.equal(access[0].res.statusCode, statusCode);
+        assert.deepEqual([access[0].req.method, access[0].req.url], ['GET', '/api/os/workspaces']);
+        assert.equal(typeof access[0].responseTime, 'number');
+        assert.equal(access[0].level, 30, 'at info');
+      }
       // And no request-scoped line anywhere in the log lacks an id.
       for (const line of lines.filter((l) => l.req || l.res)) assert.match(String(line.correlationId), /^[A-Za-z0-9._-]{1,64}$/, JSON.stringify(line));
     });
