@@ -93,7 +93,15 @@ async function main(): Promise<void> {
 
     console.log(`fixed rate, ${RATE} req/s (open loop):`);
     const pacedPools = MODES.flatMap((mode) => paths.map((p) => new PacedPool(p, mode, RATE)));
+    await gateways[0]?.stats(); // the pause counters start here
     for (let round = 0; round < ROUNDS; round++) for (const pool of pacedPools) await pool.round(round, RATE_DURATION / ROUNDS);
+    const pauses = gateways[0] ? await gateways[0].stats() : undefined;
+    if (pauses) {
+      console.log(
+        `  gateway event loop over these runs: stalls p99 ${fmt(pauses.loopDelayP99Ms!, 1)} ms, longest ${fmt(pauses.loopDelayMaxMs!, 1)} ms; ` +
+          `${pauses.gcPauses} GC pauses, ${fmt(pauses.gcPauseMs!, 0)} ms in all, longest ${fmt(pauses.gcLongestPauseMs!, 1)} ms`,
+      );
+    }
 
     console.log('streaming, time to first byte:');
     const firstBytePools = [1, TTFB_CONCURRENCY].flatMap((concurrency) => paths.map((p) => new FirstBytePool(p, concurrency)));
@@ -119,7 +127,7 @@ async function main(): Promise<void> {
     };
     writeFileSync(
       file,
-      JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, loadAverage: { before: loadBefore, after: loadAfter }, settings, saturation, rounds, paced: pacedRows, firstByte: firstBytes, checks }, null, 2),
+      JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, loadAverage: { before: loadBefore, after: loadAfter }, settings, saturation, rounds, paced: pacedRows, gatewayPausesAtFixedRate: pauses ?? null, firstByte: firstBytes, checks }, null, 2),
     );
     console.log(`results written to ${path.relative(process.cwd(), file)}`);
     if (CPU_PROF) console.log(`gateway CPU profile: ${CPU_PROF} (written when the gateway stops)`);

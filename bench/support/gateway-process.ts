@@ -11,6 +11,7 @@
 // neither tsx's name-keeping helpers nor source maps.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { announceReady } from './children.js';
 
 type Server = typeof import('../../src/server.js');
@@ -27,6 +28,18 @@ export interface GatewayInfo {
 // tsx turns source maps on for this process; production runs without them (they make every Error costlier).
 process.setSourceMapsEnabled(false);
 
+const LOOP_TICK_MS = 10;
+const loopDelay = monitorEventLoopDelay({ resolution: LOOP_TICK_MS });
+loopDelay.enable();
+const gc = { count: 0, ms: 0, longest: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.count++;
+    gc.ms += entry.duration;
+    gc.longest = Math.max(gc.longest, entry.duration);
+  }
+}).observe({ entryTypes: ['gc'] });
+
 const dist = (module: string) => new URL(`../../dist/${module}`, import.meta.url).href;
 
 try {
@@ -40,9 +53,29 @@ try {
   const server = await startServer(config, { handleSignals: true, print: () => {} });
   const tenant = await createTenant(server.ctx.db, 'bench');
   const { key } = await issueApiKey(server.ctx, tenant.id, { name: 'bench' }, null);
-  // Database queries so far: the cached key path and the batched usage log make none per request.
-  announceReady({ url: server.url, key, tenantId: tenant.id } satisfies GatewayInfo, () => ({ dbQueries: server.ctx.db.stats.queries }));
+  announceReady({ url: server.url, key, tenantId: tenant.id } satisfies GatewayInfo, () => ({
+    // Database queries so far: the cached key path and the batched usage log make none per request.
+    dbQueries: server.ctx.db.stats.queries,
+    ...pausesSinceLastAsked(),
+  }));
 } catch (error) {
   process.stderr.write(`gateway child: ${(error as Error).stack ?? error}\n`);
   process.exit(1);
+}
+
+// How long the event loop stalled, and how much of that was garbage collection, since
+// the parent last asked: tells the gateway's own pauses from the machine's when
+// latency percentiles move. A 10 ms timer resolution keeps the probe itself cheap.
+function pausesSinceLastAsked(): Record<string, number> {
+  const answer = {
+    // The histogram holds whole timer intervals: what is beyond the tick is the stall.
+    loopDelayP99Ms: Math.max(0, loopDelay.percentile(99) / 1e6 - LOOP_TICK_MS),
+    loopDelayMaxMs: Math.max(0, loopDelay.max / 1e6 - LOOP_TICK_MS),
+    gcPauses: gc.count,
+    gcPauseMs: gc.ms,
+    gcLongestPauseMs: gc.longest,
+  };
+  loopDelay.reset();
+  Object.assign(gc, { count: 0, ms: 0, longest: 0 });
+  return answer;
 }
