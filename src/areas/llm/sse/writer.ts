@@ -18,10 +18,15 @@ export const DONE = 'data: [DONE]\n\n';
 export class SseWriter {
   private heartbeat: NodeJS.Timeout | undefined;
   private finished = false;
-  private corked = false;
-  private readonly uncork = () => {
-    this.corked = false;
-    this.res.uncork();
+  /** Frames written in this turn, not yet handed to the response. */
+  private pending = '';
+  private flushScheduled = false;
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    if (this.pending === '') return;
+    const text = this.pending;
+    this.pending = '';
+    if (this.writable) this.res.write(text);
   };
 
   /** `heartbeatMs`: a comment goes out after this long without any other write. */
@@ -59,27 +64,33 @@ export class SseWriter {
     return this.write(`data: ${json}\n\n`);
   }
 
-  /** Raw event-stream text (e.g. DONE); resolves once the socket can take more. */
+  /**
+   * Raw event-stream text (e.g. DONE); resolves once the socket can take more.
+   * Frames produced in one turn (an engine's TCP read often holds several tokens)
+   * are joined and handed to the response once, at the end of the turn: one
+   * chunk and one socket write instead of one each. What a turn can add is bounded
+   * by what one engine read produced; between turns a full socket makes `write`
+   * wait for 'drain', so a slow reader stalls the producer.
+   */
   write(text: string): Promise<void> {
     if (!this.writable) return Promise.resolve();
-    // Frames produced in one turn (an engine's TCP read often holds several tokens)
-    // leave in one socket write instead of one write each.
-    if (!this.corked) {
-      this.corked = true;
-      this.res.cork();
-      process.nextTick(this.uncork);
+    this.pending += text;
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flush);
     }
-    const accepted = this.res.write(text);
     this.heartbeat?.refresh();
-    return accepted ? Promise.resolve() : this.drained();
+    return this.res.writableNeedDrain ? this.drained() : Promise.resolve();
   }
 
-  /** Ends the response (idempotent). */
+  /** Ends the response (idempotent), with whatever frames are still pending. */
   end(): void {
     this.stopHeartbeat();
     if (this.finished) return;
     this.finished = true;
-    if (!this.res.destroyed) this.res.end();
+    const text = this.pending;
+    this.pending = '';
+    if (!this.res.destroyed) this.res.end(text);
   }
 
   private beat(): void {
