@@ -1,7 +1,7 @@
 // Starts the gateway child (gateway-process.ts) against an upstream, on a fresh data
 // dir, and waits until a chat completion goes through it: the router learns the
 // upstream's models from its first listing, which may come a moment after start.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,13 +24,20 @@ export interface GatewayOptions {
   name?: string;
 }
 
+/** The node flags `gateway` runs with: those on the `#!/usr/bin/env -S node …` line of bin/gateway.js. */
+export function productionNodeFlags(): string[] {
+  const shebang = readFileSync(new URL('../../bin/gateway.js', import.meta.url), 'utf8').split('\n', 1)[0]!;
+  const words = shebang.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1);
+}
+
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   // os.tmpdir(): the embedded database's Unix socket paths must stay short.
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
   let child: Child<GatewayInfo>;
   try {
     child = await startChild<GatewayInfo>(options.name ?? 'gateway', './gateway-process.ts', {
-      nodeArgs: options.nodeArgs ?? [],
+      nodeArgs: [...productionNodeFlags(), ...(options.nodeArgs ?? [])],
       env: {
         GATEWAY_DATA_DIR: dataDir,
         GATEWAY_TLS: 'off',
