@@ -2,6 +2,13 @@
 // hot path does no database work; revoke, delete, tenant disable and expiry take
 // effect at once here (the invalidation bus) and the spec's five minutes bound the
 // lag anywhere the bus does not reach.
+//
+// A busy key never waits for the database to renew its entry: once an entry is 80 %
+// through its time, the next request is answered from it and one background read
+// renews it, so the entry never reaches its end while the key is in use. Without this,
+// every request of a busy key queued a query of its own behind whatever the database
+// was doing (a batch of usage records) when the entry ran out: a latency spike every
+// five minutes. Concurrent misses of one key share a single read.
 import { hash } from 'node:crypto';
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
@@ -16,9 +23,14 @@ interface CachedKey {
   tenantId: string | undefined;
   principal: Principal | undefined; // undefined: known but unusable (revoked, tenant disabled)
   expiresAt: number | undefined;
+  /** When the row was read (Date.now()): past `renewAt` the entry is renewed in the background. */
+  loadedAt: number;
 }
 
 const NEGATIVE_TTL_MS = 60_000;
+/** Share of the TTL after which a used entry is renewed ahead of its end. */
+const RENEW_AT = 0.8;
+const RENEW_RETRY_MS = 5_000;
 
 export class ApiKeyValidator {
   private readonly cache = new TtlCache<string, CachedKey>(100_000);
@@ -26,6 +38,8 @@ export class ApiKeyValidator {
   // after the revoke's invalidation; caching it would undo the revoke for the
   // whole TTL, so a load that overlapped an invalidation is used once, not cached.
   private generation = 0;
+  /** Reads in flight, by cache key: concurrent misses and renewals of one key share one. */
+  private readonly loading = new Map<string, Promise<CachedKey>>();
 
   constructor(
     private readonly db: Database,
@@ -37,6 +51,8 @@ export class ApiKeyValidator {
     bus.subscribe((event) => {
       if (event.kind === 'user') return;
       this.generation++;
+      // Reads already in flight may predate the change: later requests start their own.
+      this.loading.clear();
       if (event.kind === 'apiKey') this.cache.deleteWhere((entry) => entry.keyId === event.id);
       if (event.kind === 'tenant') this.cache.deleteWhere((entry) => entry.tenantId === event.id);
     });
@@ -52,14 +68,35 @@ export class ApiKeyValidator {
       // Checked on a miss only: just well-formed keys are ever cached, so a hit needs
       // no checksum, and junk still never reaches the database.
       if (!isWellFormedApiKey(key)) return undefined;
-      const generation = this.generation;
-      entry = await this.load(this.secrets.hash('api-key', key));
-      if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
+      entry = await this.read(cacheKey, key);
+    } else if (entry.keyId && Date.now() - entry.loadedAt >= this.ttlMs * RENEW_AT && !this.loading.has(cacheKey)) {
+      const renewing = entry;
+      // A failed renewal leaves the entry as it is until its end; the next try comes a few seconds later.
+      this.read(cacheKey, key).catch(() => {
+        renewing.loadedAt = Math.max(renewing.loadedAt, Date.now() - this.ttlMs * RENEW_AT + RENEW_RETRY_MS);
+      });
     }
     if (!entry.principal || !entry.keyId) return undefined;
     if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) return undefined;
     this.lastUsed.touch(entry.keyId);
     return entry.principal;
+  }
+
+  /** One database read per key at a time; its result is cached unless an invalidation overlapped it. */
+  private read(cacheKey: string, key: string): Promise<CachedKey> {
+    const shared = this.loading.get(cacheKey);
+    if (shared) return shared;
+    const generation = this.generation;
+    const pending = this.load(this.secrets.hash('api-key', key)).then((entry) => {
+      if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
+      return entry;
+    });
+    this.loading.set(cacheKey, pending);
+    const done = () => {
+      if (this.loading.get(cacheKey) === pending) this.loading.delete(cacheKey);
+    };
+    pending.then(done, done);
+    return pending;
   }
 
   private async load(hash: string): Promise<CachedKey> {
@@ -70,10 +107,11 @@ export class ApiKeyValidator {
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
       [hash],
     );
-    if (!row) return { keyId: undefined, tenantId: undefined, principal: undefined, expiresAt: undefined };
+    const loadedAt = Date.now();
+    if (!row) return { keyId: undefined, tenantId: undefined, principal: undefined, expiresAt: undefined, loadedAt };
     const usable = row.status === 'active' && row.tenant_status === 'active';
     const principal: Principal = { tenantId: row.tenant_id, kind: 'apiKey', subject: row.id, roles: [], scopes: row.scopes };
     if (row.customer_id) principal.customerId = row.customer_id;
-    return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime() };
+    return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime(), loadedAt };
   }
 }

@@ -1,5 +1,7 @@
 // The tenants' llm settings, read once per tenant and cached until the bus says
-// the tenant changed: the chat path never queries the database for them.
+// the tenant changed: the chat path never queries the database for them. Like the
+// API-key cache, an entry in use is renewed in the background before its end, so
+// requests never wait on that read.
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { TtlCache } from '../../../platform/ttl-cache.js';
@@ -9,9 +11,10 @@ import type { TenantLlmSettings } from './types.js';
 
 // A safety net only: every change publishes an invalidation.
 const TTL_MS = 10 * 60_000;
+const RENEW_AFTER_MS = 8 * 60_000;
 
 export class TenantSettingsCache {
-  private readonly cache = new TtlCache<string, TenantLlmSettings>(50_000);
+  private readonly cache = new TtlCache<string, { settings: TenantLlmSettings; loadedAt: number }>(50_000);
   private readonly loading = new Map<string, Promise<TenantLlmSettings>>();
   // A read that overlapped an invalidation is used once but not cached, or it would undo the change.
   private generation = 0;
@@ -28,12 +31,28 @@ export class TenantSettingsCache {
 
   get(tenantId: string): TenantLlmSettings | Promise<TenantLlmSettings> {
     const cached = this.cache.get(tenantId);
-    if (cached) return cached;
-    const loading = this.loading.get(tenantId);
-    if (loading) return loading;
+    if (cached) {
+      if (Date.now() - cached.loadedAt >= RENEW_AFTER_MS && !this.loading.has(tenantId)) {
+        // A failed renewal is retried by a later request, a minute on; the entry serves until its end.
+        this.read(tenantId).catch(() => {
+          cached.loadedAt = Math.max(cached.loadedAt, Date.now() - RENEW_AFTER_MS + 60_000);
+        });
+      }
+      return cached.settings;
+    }
+    return this.loading.get(tenantId) ?? this.read(tenantId);
+  }
+
+  close(): void {
+    this.unsubscribe();
+  }
+
+  /** One read per tenant at a time; cached unless an invalidation overlapped it. */
+  private read(tenantId: string): Promise<TenantLlmSettings> {
     const generation = this.generation;
+    const loadedAt = Date.now();
     const pending = this.load(tenantId).then((settings) => {
-      if (generation === this.generation) this.cache.set(tenantId, settings, TTL_MS);
+      if (generation === this.generation) this.cache.set(tenantId, { settings, loadedAt }, TTL_MS);
       return settings;
     });
     this.loading.set(tenantId, pending);
@@ -42,10 +61,6 @@ export class TenantSettingsCache {
     };
     pending.then(done, done);
     return pending;
-  }
-
-  close(): void {
-    this.unsubscribe();
   }
 
   private async load(tenantId: string): Promise<TenantLlmSettings> {
