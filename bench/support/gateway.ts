@@ -24,11 +24,12 @@ export interface GatewayOptions {
   name?: string;
 }
 
-/** The node flags `gateway` runs with: those on the `#!/usr/bin/env -S node …` line of bin/gateway.js. */
+/** The node flags `npm start` runs the gateway with: those before bin/gateway.js in its `start` script. */
 export function productionNodeFlags(): string[] {
-  const shebang = readFileSync(new URL('../../bin/gateway.js', import.meta.url), 'utf8').split('\n', 1)[0]!;
-  const words = shebang.split(/\s+/);
-  return words.slice(words.indexOf('node') + 1);
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+  const match = /\bnode((?:\s+--\S+)*)\s+bin\/gateway\.js start/.exec(pkg.scripts.start ?? '');
+  if (!match) throw new Error('package.json: the start script no longer runs `node … bin/gateway.js start`');
+  return match[1]!.trim().split(/\s+/).filter(Boolean);
 }
 
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
