@@ -15,6 +15,7 @@ import type { InvalidationBus } from '../../../platform/coordination/invalidatio
 import type { Principal } from '../../../platform/identity.js';
 import type { Secrets } from '../../../platform/secrets.js';
 import { TtlCache } from '../../../platform/ttl-cache.js';
+import { SingleFlight } from '../../../platform/single-flight.js';
 import { isWellFormedApiKey } from './key-format.js';
 import type { LastUsedRecorder } from './last-used.js';
 
@@ -39,7 +40,7 @@ export class ApiKeyValidator {
   // whole TTL, so a load that overlapped an invalidation is used once, not cached.
   private generation = 0;
   /** Reads in flight, by cache key: concurrent misses and renewals of one key share one. */
-  private readonly loading = new Map<string, Promise<CachedKey>>();
+  private readonly loading = new SingleFlight<string, CachedKey>();
 
   constructor(
     private readonly db: Database,
@@ -52,7 +53,7 @@ export class ApiKeyValidator {
       if (event.kind === 'user') return;
       this.generation++;
       // Reads already in flight may predate the change: later requests start their own.
-      this.loading.clear();
+      this.loading.forgetAll();
       if (event.kind === 'apiKey') this.cache.deleteWhere((entry) => entry.keyId === event.id);
       if (event.kind === 'tenant') this.cache.deleteWhere((entry) => entry.tenantId === event.id);
     });
@@ -84,19 +85,12 @@ export class ApiKeyValidator {
 
   /** One database read per key at a time; its result is cached unless an invalidation overlapped it. */
   private read(cacheKey: string, key: string): Promise<CachedKey> {
-    const shared = this.loading.get(cacheKey);
-    if (shared) return shared;
-    const generation = this.generation;
-    const pending = this.load(this.secrets.hash('api-key', key)).then((entry) => {
+    return this.loading.run(cacheKey, async () => {
+      const generation = this.generation;
+      const entry = await this.load(this.secrets.hash('api-key', key));
       if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
       return entry;
     });
-    this.loading.set(cacheKey, pending);
-    const done = () => {
-      if (this.loading.get(cacheKey) === pending) this.loading.delete(cacheKey);
-    };
-    pending.then(done, done);
-    return pending;
   }
 
   private async load(hash: string): Promise<CachedKey> {

@@ -5,6 +5,7 @@
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { TtlCache } from '../../../platform/ttl-cache.js';
+import { SingleFlight } from '../../../platform/single-flight.js';
 import { tenantRepository } from '../../auth/tenants/repository.js';
 import { llmSettingsFrom } from '../../auth/tenants/settings.js';
 import type { TenantLlmSettings } from './types.js';
@@ -15,7 +16,7 @@ const RENEW_AFTER_MS = 8 * 60_000;
 
 export class TenantSettingsCache {
   private readonly cache = new TtlCache<string, { settings: TenantLlmSettings; loadedAt: number }>(50_000);
-  private readonly loading = new Map<string, Promise<TenantLlmSettings>>();
+  private readonly loading = new SingleFlight<string, TenantLlmSettings>();
   // A read that overlapped an invalidation is used once but not cached, or it would undo the change.
   private generation = 0;
   private readonly unsubscribe: () => void;
@@ -25,7 +26,7 @@ export class TenantSettingsCache {
       if (event.kind !== 'tenant') return;
       this.generation++;
       this.cache.delete(event.id);
-      this.loading.delete(event.id);
+      this.loading.forget(event.id);
     });
   }
 
@@ -40,7 +41,7 @@ export class TenantSettingsCache {
       }
       return cached.settings;
     }
-    return this.loading.get(tenantId) ?? this.read(tenantId);
+    return this.read(tenantId);
   }
 
   close(): void {
@@ -49,18 +50,13 @@ export class TenantSettingsCache {
 
   /** One read per tenant at a time; cached unless an invalidation overlapped it. */
   private read(tenantId: string): Promise<TenantLlmSettings> {
-    const generation = this.generation;
-    const loadedAt = Date.now();
-    const pending = this.load(tenantId).then((settings) => {
+    return this.loading.run(tenantId, async () => {
+      const generation = this.generation;
+      const loadedAt = Date.now();
+      const settings = await this.load(tenantId);
       if (generation === this.generation) this.cache.set(tenantId, { settings, loadedAt }, TTL_MS);
       return settings;
     });
-    this.loading.set(tenantId, pending);
-    const done = () => {
-      if (this.loading.get(tenantId) === pending) this.loading.delete(tenantId);
-    };
-    pending.then(done, done);
-    return pending;
   }
 
   private async load(tenantId: string): Promise<TenantLlmSettings> {

@@ -1,0 +1,32 @@
+// One load per key at a time: callers asking for a key whose load is in flight get
+// that load's promise instead of starting their own (a cache miss of a busy key
+// then costs one database read, not one per waiting request).
+
+export class SingleFlight<K, V> {
+  private readonly inFlight = new Map<K, Promise<V>>();
+
+  run(key: K, load: () => Promise<V>): Promise<V> {
+    const shared = this.inFlight.get(key);
+    if (shared) return shared;
+    const pending = load();
+    this.inFlight.set(key, pending);
+    const done = () => {
+      if (this.inFlight.get(key) === pending) this.inFlight.delete(key);
+    };
+    pending.then(done, done);
+    return pending;
+  }
+
+  has(key: K): boolean {
+    return this.inFlight.has(key);
+  }
+
+  /** Later callers start a fresh load (the one in flight may predate a change). */
+  forget(key: K): void {
+    this.inFlight.delete(key);
+  }
+
+  forgetAll(): void {
+    this.inFlight.clear();
+  }
+}
