@@ -5,6 +5,7 @@ import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Role } from '../../../platform/identity.js';
 import { TtlCache } from '../../../platform/ttl-cache.js';
+import { SingleFlight } from '../../../platform/single-flight.js';
 
 export interface AccountState {
   userId: string;
@@ -20,11 +21,14 @@ export class AccountStates {
   // As in the API-key validator: a read that overlapped an invalidation (say, a
   // disable committing meanwhile) is used once but not cached, or it would undo it.
   private generation = 0;
+  /** Concurrent requests of one user whose entry is missing share one read. */
+  private readonly loading = new SingleFlight<string, AccountState | null>();
 
   constructor(private readonly db: Database, bus: InvalidationBus) {
     bus.subscribe((event) => {
       if (event.kind === 'apiKey') return;
       this.generation++;
+      this.loading.forgetAll();
       if (event.kind === 'user') this.cache.delete(event.id);
       if (event.kind === 'tenant') this.cache.deleteWhere((state) => state?.tenantId === event.id);
     });
@@ -33,6 +37,10 @@ export class AccountStates {
   async get(userId: string): Promise<AccountState | null> {
     const cached = this.cache.get(userId);
     if (cached !== undefined) return cached;
+    return this.loading.run(userId, () => this.read(userId));
+  }
+
+  private async read(userId: string): Promise<AccountState | null> {
     const generation = this.generation;
     const [row] = await this.db.query<{ tenant_id: string; roles: Role[]; status: string; tenant_status: string }>(
       `SELECT u.tenant_id, u.roles, u.status, t.status AS tenant_status

@@ -1,10 +1,12 @@
-// The API-key cache over time: a busy key's entry is renewed in the background
-// before it runs out (no request waits for the database, one read), and concurrent
-// misses of one key share one read. A 2-second TTL stands in for the five minutes.
+// The credential caches at the edge. The API-key cache over time: a busy key's entry
+// is renewed in the background before it runs out (no request waits for the
+// database, one read), and concurrent misses of one key share one read; a 2-second
+// TTL stands in for the five minutes. A signed-in user's account state: concurrent
+// misses share one read too.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey } from '../gateway/support.js';
 
 const TTL_MS = 2000;
@@ -66,5 +68,15 @@ describe('API-key cache renewal', () => {
     assert.equal((await edgeOnly(key)).status, 401);
     await sleep(100);
     assert.equal((await edgeOnly(key)).status, 401, 'and stays revoked after the renewal settles');
+  });
+
+  it("reads a signed-in user's account state once however many requests miss at the same time", async () => {
+    const member = await seedUser(gw, tenantId);
+    const token = await tokenFor(gw, member.id, tenantId);
+    const before = queries();
+    // A member may not list API keys: 403 after the account check, before any query of the handler's own.
+    const statuses = await Promise.all(Array.from({ length: 20 }, () => gw.request('GET', `/api/auth/tenants/${tenantId}/api-keys`, { token })));
+    assert.deepEqual(statuses.map((r) => r.status), Array(20).fill(403));
+    assert.equal(queries() - before, 1);
   });
 });
