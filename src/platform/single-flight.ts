@@ -17,8 +17,16 @@ export class SingleFlight<K, V> {
     return pending;
   }
 
-  has(key: K): boolean {
-    return this.inFlight.has(key);
+  /**
+   * Renew-ahead for a cached `entry`: once it is `renewAfterMs` old, starts one
+   * background `load` for its key (none while one is in flight) and returns at once;
+   * the entry keeps serving meanwhile. A failed renewal is retried `retryMs` later.
+   */
+  renewIfDue(key: K, entry: { loadedAt: number }, renewAfterMs: number, retryMs: number, load: () => Promise<V>): void {
+    if (Date.now() - entry.loadedAt < renewAfterMs || this.inFlight.has(key)) return;
+    this.run(key, load).catch(() => {
+      entry.loadedAt = Math.max(entry.loadedAt, Date.now() - renewAfterMs + retryMs);
+    });
   }
 
   /** Later callers start a fresh load (the one in flight may predate a change). */

@@ -69,13 +69,9 @@ export class ApiKeyValidator {
       // Checked on a miss only: just well-formed keys are ever cached, so a hit needs
       // no checksum, and junk still never reaches the database.
       if (!isWellFormedApiKey(key)) return undefined;
-      entry = await this.read(cacheKey, key);
-    } else if (entry.keyId && Date.now() - entry.loadedAt >= this.ttlMs * RENEW_AT && !this.loading.has(cacheKey)) {
-      const renewing = entry;
-      // A failed renewal leaves the entry as it is until its end; the next try comes a few seconds later.
-      this.read(cacheKey, key).catch(() => {
-        renewing.loadedAt = Math.max(renewing.loadedAt, Date.now() - this.ttlMs * RENEW_AT + RENEW_RETRY_MS);
-      });
+      entry = await this.loading.run(cacheKey, () => this.read(cacheKey, key));
+    } else if (entry.keyId) {
+      this.loading.renewIfDue(cacheKey, entry, this.ttlMs * RENEW_AT, RENEW_RETRY_MS, () => this.read(cacheKey, key));
     }
     if (!entry.principal || !entry.keyId) return undefined;
     if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) return undefined;
@@ -83,14 +79,12 @@ export class ApiKeyValidator {
     return entry.principal;
   }
 
-  /** One database read per key at a time; its result is cached unless an invalidation overlapped it. */
-  private read(cacheKey: string, key: string): Promise<CachedKey> {
-    return this.loading.run(cacheKey, async () => {
-      const generation = this.generation;
-      const entry = await this.load(this.secrets.hash('api-key', key));
-      if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
-      return entry;
-    });
+  /** Reads the key's row (one at a time per key: callers go through `loading`); cached unless an invalidation overlapped the read. */
+  private async read(cacheKey: string, key: string): Promise<CachedKey> {
+    const generation = this.generation;
+    const entry = await this.load(this.secrets.hash('api-key', key));
+    if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
+    return entry;
   }
 
   private async load(hash: string): Promise<CachedKey> {

@@ -13,6 +13,7 @@ import type { TenantLlmSettings } from './types.js';
 // A safety net only: every change publishes an invalidation.
 const TTL_MS = 10 * 60_000;
 const RENEW_AFTER_MS = 8 * 60_000;
+const RENEW_RETRY_MS = 60_000;
 
 export class TenantSettingsCache {
   private readonly cache = new TtlCache<string, { settings: TenantLlmSettings; loadedAt: number }>(50_000);
@@ -33,30 +34,23 @@ export class TenantSettingsCache {
   get(tenantId: string): TenantLlmSettings | Promise<TenantLlmSettings> {
     const cached = this.cache.get(tenantId);
     if (cached) {
-      if (Date.now() - cached.loadedAt >= RENEW_AFTER_MS && !this.loading.has(tenantId)) {
-        // A failed renewal is retried by a later request, a minute on; the entry serves until its end.
-        this.read(tenantId).catch(() => {
-          cached.loadedAt = Math.max(cached.loadedAt, Date.now() - RENEW_AFTER_MS + 60_000);
-        });
-      }
+      this.loading.renewIfDue(tenantId, cached, RENEW_AFTER_MS, RENEW_RETRY_MS, () => this.read(tenantId));
       return cached.settings;
     }
-    return this.read(tenantId);
+    return this.loading.run(tenantId, () => this.read(tenantId));
   }
 
   close(): void {
     this.unsubscribe();
   }
 
-  /** One read per tenant at a time; cached unless an invalidation overlapped it. */
-  private read(tenantId: string): Promise<TenantLlmSettings> {
-    return this.loading.run(tenantId, async () => {
-      const generation = this.generation;
-      const loadedAt = Date.now();
-      const settings = await this.load(tenantId);
-      if (generation === this.generation) this.cache.set(tenantId, { settings, loadedAt }, TTL_MS);
-      return settings;
-    });
+  /** Reads the tenant's settings (one at a time per tenant: callers go through `loading`); cached unless an invalidation overlapped the read. */
+  private async read(tenantId: string): Promise<TenantLlmSettings> {
+    const generation = this.generation;
+    const loadedAt = Date.now();
+    const settings = await this.load(tenantId);
+    if (generation === this.generation) this.cache.set(tenantId, { settings, loadedAt }, TTL_MS);
+    return settings;
   }
 
   private async load(tenantId: string): Promise<TenantLlmSettings> {
