@@ -163,14 +163,22 @@ async function tenantIdsFor(ctx: AppContext, principal: Principal, requested: st
   return ids;
 }
 
-async function checkNodeUrl(ctx: AppContext, principal: Principal, raw: string): Promise<string> {
-  let url: URL;
+/**
+ * An outbound URL a caller gave (a node, a model download), held to the deny list of
+ * the caller's scope: a tenant admin's also keeps out private ranges. A refusal is a
+ * 400 naming the `url` field.
+ */
+export async function checkCallerUrl(ctx: AppContext, principal: Principal, raw: string): Promise<URL> {
   try {
-    url = await ctx.llm.checkUrl(raw.trim(), isPlatformAdmin(principal) ? 'platform' : 'tenant');
+    return await ctx.llm.checkUrl(raw, isPlatformAdmin(principal) ? 'platform' : 'tenant');
   } catch (error) {
     if (error instanceof UrlRefused) throw validation('url', error.message);
     throw error;
   }
+}
+
+async function checkNodeUrl(ctx: AppContext, principal: Principal, raw: string): Promise<string> {
+  const url = await checkCallerUrl(ctx, principal, raw.trim());
   if (url.search || url.hash) throw validation('url', 'must not have a query or fragment: give the base URL of the engine');
   return url.toString().replace(/\/+$/, '');
 }

@@ -8,9 +8,7 @@ import { AppError } from '../../../platform/errors.js';
 import { principalOf, requireTenantAdmin } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { relayPull } from './relay.js';
-import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
-import { validation } from '../../../platform/errors.js';
-import { UrlRefused } from '../nodes/url-guard.js';
+import { checkCallerUrl } from '../nodes/service.js';
 import { checkPullBody, PULL_ENGINES, PullBody, PullParams, type PullEngine } from './schemas.js';
 
 export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -30,7 +28,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       // The local engine downloads for every tenant: a tenant admin's URL is held to the
       // tenant deny list (private ranges) as node URLs are; redirect hops and every
       // connection are checked against the platform list by the engine itself.
-      if (request.body.url !== undefined) await checkDownloadUrl(ctx, principal, request.body.url);
+      if (request.body.url !== undefined) await checkCallerUrl(ctx, principal, request.body.url);
       const lease = await router.pullTarget(principal.tenantId, engine as PullEngine);
       request.log.info({ engine, nodeId: lease.node.id, model: request.body.model }, 'model pull started');
       await relayPull(
@@ -49,12 +47,3 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
     },
   );
 };
-
-async function checkDownloadUrl(ctx: AppContext, principal: Principal, url: string): Promise<void> {
-  try {
-    await ctx.llm.checkUrl(url, isPlatformAdmin(principal) ? 'platform' : 'tenant');
-  } catch (error) {
-    if (error instanceof UrlRefused) throw validation('url', error.message);
-    throw error;
-  }
-}
