@@ -135,7 +135,10 @@ export class UsageRecorder {
       for (; stored < batch.length; stored += FLUSH_AT) await this.db.query(INSERT, batch.rows(stored, stored + FLUSH_AT));
       this.failing = false;
     } catch (error) {
-      this.pending = Columns.rest(batch, stored, this.pending, MAX_PENDING);
+      const kept = Columns.rest(batch, stored, this.pending, MAX_PENDING);
+      // Rows that arrived while the write was in flight may push the queue past its bound: those cut are counted too.
+      this.dropped += batch.length - stored + this.pending.length - kept.length;
+      this.pending = kept;
       this.failing = true;
       this.onError(error as Error);
     }

@@ -1,0 +1,70 @@
+// The usage queue's bound during a long database outage: the oldest entries are
+// dropped in steps and counted, nothing else is lost, and what is kept is stored
+// once the database answers again. A database stand-in that fails on demand.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Database } from '../../src/platform/db/database.js';
+import { UsageRecorder, type UsageEntry } from '../../src/areas/llm/usage/recorder.js';
+
+const MAX_PENDING = 50_000;
+
+function entry(i: number): UsageEntry {
+  return { tenantId: 'ten_x', principalKind: 'apiKey', principalId: `p${i}`, endpoint: 'chat/completions', model: 'm', nodeId: null, stream: false, promptTokens: i, completionTokens: 0, latencyMs: 1, status: 'ok' };
+}
+
+function failingDatabase() {
+  const state = { down: true, stored: [] as string[] };
+  const db = {
+    async query(_sql: string, params: unknown[][]) {
+      if (state.down) throw new Error('database unreachable');
+      state.stored.push(...(params[2] as string[]));
+      return [];
+    },
+  } as unknown as Database;
+  return { db, state };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('usage recorder under a long outage', () => {
+  it('drops the oldest entries in steps of 1 %, counts them, and stores the rest once the database is back', async () => {
+    const { db, state } = failingDatabase();
+    const recorder = new UsageRecorder(db, 3600);
+    try {
+      // The first 1,000 start a write that fails; from then on only the timer would retry.
+      for (let i = 0; i < 1000; i++) recorder.record(entry(i));
+      await tick();
+      const total = MAX_PENDING + 1;
+      for (let i = 1000; i < total; i++) recorder.record(entry(i));
+      assert.equal(recorder.dropped, MAX_PENDING / 100, 'one step of 1 % when the queue was full');
+
+      state.down = false;
+      await recorder.flush();
+      assert.equal(state.stored.length, total - recorder.dropped, 'everything not dropped is stored');
+      assert.equal(state.stored[0], `p${recorder.dropped}`, 'the oldest went first');
+      assert.equal(state.stored.at(-1), `p${total - 1}`);
+      assert.equal(new Set(state.stored).size, state.stored.length, 'none twice');
+    } finally {
+      state.down = false;
+      await recorder.close();
+    }
+  });
+
+  it('counts the rows cut when a failed batch goes back to a queue that filled meanwhile', async () => {
+    const { db, state } = failingDatabase();
+    const recorder = new UsageRecorder(db, 3600);
+    try {
+      // 1,000 go out in a write that will fail; 49,001 more queue while it is in flight.
+      for (let i = 0; i < MAX_PENDING + 1; i++) recorder.record(entry(i));
+      await tick();
+      assert.equal(recorder.dropped, 1, 'the batch back in front makes 50,001: the oldest is cut, and counted');
+      state.down = false;
+      await recorder.flush();
+      assert.equal(state.stored.length, MAX_PENDING);
+      assert.equal(state.stored[0], 'p1');
+    } finally {
+      state.down = false;
+      await recorder.close();
+    }
+  });
+});
