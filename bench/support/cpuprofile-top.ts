@@ -48,7 +48,7 @@ function where(node: ProfileNode): string {
   return `${local}:${lineNumber + 1}`;
 }
 const label = (node: ProfileNode) => `${node.callFrame.functionName || '(anonymous)'} ${where(node)}`.trim();
-const ours = (node: ProfileNode) => /^(src|bench)\//.test(where(node));
+const ours = (node: ProfileNode) => /^(src|dist|bench)\//.test(where(node));
 
 function packageOf(node: ProfileNode): string {
   const { url, functionName } = node.callFrame;

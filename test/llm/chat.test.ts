@@ -326,6 +326,38 @@ describe('llm chat/completions (JSON)', () => {
     }
   });
 
+  it('drops and counts a usage entry the database refuses for its values; every other entry of the batch is stored', async () => {
+    const usage = gw.ctx.llm.usage;
+    const refusedTenant = 'ten_usage_refused';
+    const entries = Array.from({ length: 300 }, (_, i) => ({
+      tenantId: refusedTenant,
+      principalKind: 'apiKey' as const,
+      principalId: `p${i}`,
+      endpoint: 'chat/completions',
+      model: 'm',
+      nodeId: null,
+      stream: false,
+      promptTokens: i,
+      completionTokens: 0,
+      latencyMs: 1,
+      status: 'ok',
+    }));
+    // Two values the database refuses: a kind its CHECK constraint does not allow (23514), and a NUL in a text (22021).
+    (entries[123] as { principalKind: string }).principalKind = 'robot';
+    entries[200]!.model = 'bad\u0000model';
+    const refusedBefore = usage.refused;
+    for (const entry of entries) usage.record(entry);
+    await usage.flush();
+    assert.equal(usage.refused - refusedBefore, 2);
+    const stored = (await usageRows(gw, refusedTenant)).map((row) => row.principal_id as string);
+    assert.deepEqual(new Set(stored), new Set(entries.map((e) => e.principalId).filter((id) => id !== 'p123' && id !== 'p200')));
+    assert.equal(stored.length, 298, 'each stored once');
+    // Nothing is held back: the next entries go out with the next flush.
+    usage.record({ ...entries[0]!, principalId: 'after' });
+    await usage.flush();
+    assert.equal((await usageRows(gw, refusedTenant)).length, 299);
+  });
+
   it('needs a valid credential: API keys and JWTs work, missing and revoked keys get 401, malformed JSON 400', async () => {
     assert.equal((await chat({ messages: hello }, { token: memberToken })).status, 200);
     assert.equal((await chat({ messages: hello }, { token: adminToken })).status, 200);

@@ -68,3 +68,67 @@ describe('usage recorder under a long outage', () => {
     }
   });
 });
+
+/** A database that refuses (SQLSTATE 23514) any batch holding one of `bad`, and can go down after `upFor` statements. */
+function refusingDatabase(bad: Set<string>) {
+  const state = { statements: 0, upFor: Infinity, stored: [] as string[] };
+  const db = {
+    async query(_sql: string, params: unknown[][]) {
+      if (++state.statements > state.upFor) throw new Error('database unreachable');
+      const ids = params[2] as string[];
+      if (ids.some((id) => bad.has(id))) throw Object.assign(new Error('new row violates check constraint'), { code: '23514' });
+      state.stored.push(...ids);
+      return [];
+    },
+  } as unknown as Database;
+  return { db, state };
+}
+
+describe('usage recorder and rows the database refuses', () => {
+  it('finds the refused rows by halving the batch, drops and counts them, and stores the rest once each', async () => {
+    const bad = new Set(['p17', 'p18', 'p700']);
+    const { db, state } = refusingDatabase(bad);
+    const errors: Error[] = [];
+    const recorder = new UsageRecorder(db, 3600, (error) => errors.push(error));
+    try {
+      for (let i = 0; i < 1000; i++) recorder.record(entry(i));
+      await recorder.flush();
+      assert.equal(recorder.refused, 3);
+      assert.equal(recorder.dropped, 0);
+      assert.equal(state.stored.length, 997);
+      assert.equal(new Set(state.stored).size, 997, 'none twice');
+      assert.ok(!state.stored.some((id) => bad.has(id)));
+      assert.ok(state.statements < 70, `${state.statements} statements to find 3 rows among 1,000`);
+      assert.equal(errors.length, 3);
+      assert.match(errors[0]!.message, /refused by the database and dropped/);
+
+      // Nothing waits behind them: the next entries go out with one statement.
+      const before = state.statements;
+      for (let i = 1000; i < 1010; i++) recorder.record(entry(i));
+      await recorder.flush();
+      assert.equal(state.statements, before + 1);
+      assert.equal(state.stored.length, 1007);
+    } finally {
+      await recorder.close();
+    }
+  });
+
+  it('keeps the rows not stored yet when the database goes down while refused rows are being found', async () => {
+    const { db, state } = refusingDatabase(new Set(['p900']));
+    const recorder = new UsageRecorder(db, 3600);
+    try {
+      for (let i = 0; i < 1000; i++) recorder.record(entry(i));
+      state.upFor = 4; // the batch fails, then its halves go 0–499 (stored) and 500–999 (fails), then 500–749 (stored); then down
+      await recorder.flush();
+      assert.equal(state.stored.length, 750);
+      state.upFor = Infinity;
+      await recorder.flush();
+      assert.equal(recorder.refused, 1);
+      assert.equal(state.stored.length, 999);
+      assert.equal(new Set(state.stored).size, 999, 'none twice');
+    } finally {
+      await recorder.close();
+    }
+  });
+});
+

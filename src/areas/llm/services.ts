@@ -102,7 +102,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   });
   const tenants = new TenantSettingsCache(db, bus);
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
-  const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', `usage records not written yet (kept for the next flush): ${error.message}`));
+  const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', error.message));
 
   return {
     router,

@@ -98,3 +98,13 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   const e = error as { code?: string; constraint?: string };
   return e?.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
+
+/**
+ * Whether the database refused a statement for the values it carried: SQL classes 22
+ * (data exception: out of range, bad encoding…) and 23 (integrity constraint
+ * violation). The same values would be refused again, so retrying cannot help.
+ */
+export function isDataRefusal(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === 'string' && /^2[23][0-9A-Z]{3}$/.test(code);
+}

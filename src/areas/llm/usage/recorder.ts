@@ -3,7 +3,9 @@
 // sooner when the queue fills). A failed write keeps what it did not store
 // for the next timed flush, up to a bound, so a database blip loses nothing, a
 // long outage cannot grow memory without limit, and nothing is stored twice.
-import type { Database } from '../../../platform/db/database.js';
+// A row the database refuses for its values is found, dropped and counted, so it
+// cannot hold back every row queued after it.
+import { isDataRefusal, type Database } from '../../../platform/db/database.js';
 
 export interface UsageEntry {
   tenantId: string;
@@ -91,7 +93,10 @@ export class UsageRecorder {
   private readonly timer: NodeJS.Timeout;
   /** Entries dropped because the database stayed unreachable while the queue was full. */
   dropped = 0;
+  /** Entries dropped because the database refused their values (retrying them could never succeed). */
+  refused = 0;
 
+  /** `onError` hears of every failed write, as a sentence for the operator's log. */
   constructor(private readonly db: Database, flushSeconds: number, private readonly onError: (error: Error) => void = () => {}) {
     this.timer = setInterval(() => void this.flush(), flushSeconds * 1000).unref();
   }
@@ -130,17 +135,42 @@ export class UsageRecorder {
 
   /** FLUSH_AT rows per statement; on a failure, the rows not stored yet go back to the front of the queue. */
   private async write(batch: Columns): Promise<void> {
-    let stored = 0;
+    // Rows are stored in order, so what is stored is always the first `stored` rows.
+    const progress = { stored: 0 };
     try {
-      for (; stored < batch.length; stored += FLUSH_AT) await this.db.query(INSERT, batch.rows(stored, stored + FLUSH_AT));
+      for (let from = 0; from < batch.length; from += FLUSH_AT) await this.insert(batch, from, Math.min(from + FLUSH_AT, batch.length), progress);
       this.failing = false;
     } catch (error) {
+      const { stored } = progress;
       const kept = Columns.rest(batch, stored, this.pending, MAX_PENDING);
       // Rows that arrived while the write was in flight may push the queue past its bound: those cut are counted too.
       this.dropped += batch.length - stored + this.pending.length - kept.length;
       this.pending = kept;
       this.failing = true;
-      this.onError(error as Error);
+      this.onError(new Error(`usage records not written yet (kept for the next flush): ${(error as Error).message}`, { cause: error }));
     }
+  }
+
+  /**
+   * Stores rows [from, to). When the database refuses the values of some row (a data
+   * exception or a violated constraint), the range is halved until the refused rows
+   * are found: those are dropped and counted, the others stored. Any other failure
+   * (the database is down, a trigger said no) is thrown, and the rows wait for a retry.
+   */
+  private async insert(batch: Columns, from: number, to: number, progress: { stored: number }): Promise<void> {
+    try {
+      await this.db.query(INSERT, batch.rows(from, to));
+    } catch (error) {
+      if (!isDataRefusal(error)) throw error;
+      if (to - from > 1) {
+        const middle = (from + to) >>> 1;
+        await this.insert(batch, from, middle, progress);
+        await this.insert(batch, middle, to, progress);
+        return;
+      }
+      this.refused++;
+      this.onError(new Error(`a usage record was refused by the database and dropped: ${(error as Error).message}`, { cause: error }));
+    }
+    progress.stored = to;
   }
 }
