@@ -29,11 +29,7 @@ export class SingleFlight<K, V> {
     });
   }
 
-  /** Later callers start a fresh load (the one in flight may predate a change). */
-  forget(key: K): void {
-    this.inFlight.delete(key);
-  }
-
+  /** Later callers start fresh loads (those in flight may predate a change). */
   forgetAll(): void {
     this.inFlight.clear();
   }

@@ -5,17 +5,13 @@
 //
 // A busy key never waits for the database to renew its entry: once an entry is 80 %
 // through its time, the next request is answered from it and one background read
-// renews it, so the entry never reaches its end while the key is in use. Without this,
-// every request of a busy key queued a query of its own behind whatever the database
-// was doing (a batch of usage records) when the entry ran out: a latency spike every
-// five minutes. Concurrent misses of one key share a single read.
+// renews it (RenewingCache). Concurrent misses of one key share a single read.
 import { hash } from 'node:crypto';
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { Secrets } from '../../../platform/secrets.js';
-import { TtlCache } from '../../../platform/ttl-cache.js';
-import { SingleFlight } from '../../../platform/single-flight.js';
+import { RenewingCache } from '../../../platform/renewing-cache.js';
 import { isWellFormedApiKey } from './key-format.js';
 import type { LastUsedRecorder } from './last-used.js';
 
@@ -24,8 +20,6 @@ interface CachedKey {
   tenantId: string | undefined;
   principal: Principal | undefined; // undefined: known but unusable (revoked, tenant disabled)
   expiresAt: number | undefined;
-  /** When the row was read (Date.now()): past `renewAt` the entry is renewed in the background. */
-  loadedAt: number;
 }
 
 const NEGATIVE_TTL_MS = 60_000;
@@ -34,28 +28,26 @@ const RENEW_AT = 0.8;
 const RENEW_RETRY_MS = 5_000;
 
 export class ApiKeyValidator {
-  private readonly cache = new TtlCache<string, CachedKey>(100_000);
-  // Bumped by every invalidation. A row read before a revoke committed can arrive
-  // after the revoke's invalidation; caching it would undo the revoke for the
-  // whole TTL, so a load that overlapped an invalidation is used once, not cached.
-  private generation = 0;
-  /** Reads in flight, by cache key: concurrent misses and renewals of one key share one. */
-  private readonly loading = new SingleFlight<string, CachedKey>();
+  // A read that overlapped a revoke's invalidation is used once, not cached.
+  private readonly cache: RenewingCache<CachedKey>;
 
   constructor(
     private readonly db: Database,
     private readonly secrets: Secrets,
     bus: InvalidationBus,
     private readonly lastUsed: LastUsedRecorder,
-    private readonly ttlMs: number,
+    ttlMs: number,
   ) {
+    this.cache = new RenewingCache<CachedKey>({
+      maxEntries: 100_000,
+      ttlMs: (entry) => (entry.keyId ? ttlMs : NEGATIVE_TTL_MS),
+      // "No such key" entries just run out.
+      renewAfterMs: (entry) => (entry.keyId ? ttlMs * RENEW_AT : undefined),
+      retryMs: RENEW_RETRY_MS,
+    });
     bus.subscribe((event) => {
-      if (event.kind === 'user') return;
-      this.generation++;
-      // Reads already in flight may predate the change: later requests start their own.
-      this.loading.forgetAll();
-      if (event.kind === 'apiKey') this.cache.deleteWhere((entry) => entry.keyId === event.id);
-      if (event.kind === 'tenant') this.cache.deleteWhere((entry) => entry.tenantId === event.id);
+      if (event.kind === 'apiKey') this.cache.invalidateWhere((entry) => entry.keyId === event.id);
+      if (event.kind === 'tenant') this.cache.invalidateWhere((entry) => entry.tenantId === event.id);
     });
   }
 
@@ -64,27 +56,18 @@ export class ApiKeyValidator {
     // for the keyed hash the database needs): no plaintext key is kept in memory, and a
     // hit computes nothing else.
     const cacheKey = hash('sha256', key, 'base64url');
-    let entry = this.cache.get(cacheKey);
+    const read = () => this.load(this.secrets.hash('api-key', key));
+    let entry = this.cache.cached(cacheKey, read);
     if (!entry) {
       // Checked on a miss only: just well-formed keys are ever cached, so a hit needs
       // no checksum, and junk still never reaches the database.
       if (!isWellFormedApiKey(key)) return undefined;
-      entry = await this.loading.run(cacheKey, () => this.read(cacheKey, key));
-    } else if (entry.keyId) {
-      this.loading.renewIfDue(cacheKey, entry, this.ttlMs * RENEW_AT, RENEW_RETRY_MS, () => this.read(cacheKey, key));
+      entry = await this.cache.load(cacheKey, read);
     }
     if (!entry.principal || !entry.keyId) return undefined;
     if (entry.expiresAt !== undefined && entry.expiresAt <= Date.now()) return undefined;
     this.lastUsed.touch(entry.keyId);
     return entry.principal;
-  }
-
-  /** Reads the key's row (one at a time per key: callers go through `loading`); cached unless an invalidation overlapped the read. */
-  private async read(cacheKey: string, key: string): Promise<CachedKey> {
-    const generation = this.generation;
-    const entry = await this.load(this.secrets.hash('api-key', key));
-    if (generation === this.generation) this.cache.set(cacheKey, entry, entry.keyId ? this.ttlMs : NEGATIVE_TTL_MS);
-    return entry;
   }
 
   private async load(hash: string): Promise<CachedKey> {
@@ -95,11 +78,10 @@ export class ApiKeyValidator {
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
       [hash],
     );
-    const loadedAt = Date.now();
-    if (!row) return { keyId: undefined, tenantId: undefined, principal: undefined, expiresAt: undefined, loadedAt };
+    if (!row) return { keyId: undefined, tenantId: undefined, principal: undefined, expiresAt: undefined };
     const usable = row.status === 'active' && row.tenant_status === 'active';
     const principal: Principal = { tenantId: row.tenant_id, kind: 'apiKey', subject: row.id, roles: [], scopes: row.scopes };
     if (row.customer_id) principal.customerId = row.customer_id;
-    return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime(), loadedAt };
+    return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime() };
   }
 }

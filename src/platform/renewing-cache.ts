@@ -1,0 +1,78 @@
+// A cache of database reads for the request path: API keys, signed-in users' account
+// states and tenants' llm settings all need the same three things from it.
+// - Concurrent misses of one key share one read (SingleFlight).
+// - An entry in use is renewed in the background once it is old enough, so a busy key
+//   never reaches its end and no request waits on the database for it. Without this,
+//   every request of a busy key queued a query of its own behind whatever the database
+//   was doing (a batch of usage records) when the entry ran out.
+// - Invalidation wins over reads in flight: a row read before a change committed can
+//   arrive after the change's invalidation; caching it would undo the change for the
+//   whole TTL, so such a read is answered to its callers but not cached.
+import { SingleFlight } from './single-flight.js';
+import { TtlCache } from './ttl-cache.js';
+
+export interface RenewingCacheOptions<V> {
+  maxEntries: number;
+  /** How long an entry lives (it may depend on the value: a "no such row" entry lives shorter). */
+  ttlMs: (value: V) => number;
+  /** Age after which an entry in use is renewed in the background; undefined: never, it just runs out. */
+  renewAfterMs: (value: V) => number | undefined;
+  /** A failed renewal is tried again this much later (the entry keeps serving until its end). */
+  retryMs: number;
+}
+
+export class RenewingCache<V> {
+  private readonly entries: TtlCache<string, { value: V; loadedAt: number }>;
+  private readonly loading = new SingleFlight<string, V>();
+  /** Bumped by every invalidation: a read that started before it is not cached. */
+  private generation = 0;
+
+  constructor(private readonly options: RenewingCacheOptions<V>) {
+    this.entries = new TtlCache(options.maxEntries);
+  }
+
+  /** The cached value, or the shared read of `load` on a miss. */
+  get(key: string, load: () => Promise<V>): V | Promise<V> {
+    const value = this.cached(key, load);
+    return value !== undefined ? value : this.load(key, load);
+  }
+
+  /** The cached value (renewed in the background with `load` when due), or undefined on a miss. */
+  cached(key: string, load: () => Promise<V>): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    const renewAfterMs = this.options.renewAfterMs(entry.value);
+    if (renewAfterMs !== undefined) this.loading.renewIfDue(key, entry, renewAfterMs, this.options.retryMs, () => this.read(key, load));
+    return entry.value;
+  }
+
+  /** Reads with `load` and caches the result; callers of one key share one read. */
+  load(key: string, load: () => Promise<V>): Promise<V> {
+    return this.loading.run(key, () => this.read(key, load));
+  }
+
+  /** Drops the entry of `key`; reads in flight are no longer shared or cached. */
+  invalidateKey(key: string): void {
+    this.invalidated();
+    this.entries.delete(key);
+  }
+
+  /** Drops every entry whose value matches; reads in flight are no longer shared or cached. */
+  invalidateWhere(match: (value: V) => boolean): void {
+    this.invalidated();
+    this.entries.deleteWhere((entry) => match(entry.value));
+  }
+
+  private invalidated(): void {
+    this.generation++;
+    this.loading.forgetAll();
+  }
+
+  private async read(key: string, load: () => Promise<V>): Promise<V> {
+    const generation = this.generation;
+    const loadedAt = Date.now();
+    const value = await load();
+    if (generation === this.generation) this.entries.set(key, { value, loadedAt }, this.options.ttlMs(value));
+    return value;
+  }
+}
