@@ -25,6 +25,8 @@ export interface FakeBehaviour {
   dieAfterTokens?: number;
   hang?: boolean;
   noUsage?: boolean;
+  /** (openai) The `usage` every answer reports, as given: a misbehaving engine's counts. */
+  usage?: unknown;
   repeat?: number;
   pullFrames?: object[];
 }
@@ -336,9 +338,9 @@ async function openaiChat(x: Exchange): Promise<void> {
   const { tokens, finishReason } = replyTokens(b, body.messages, body.max_tokens ?? body.max_completion_tokens);
   const id = `chatcmpl-fake-${++openaiIds}`;
   const created = Math.floor(Date.now() / 1000);
-  const usage = b.noUsage
-    ? undefined
-    : { prompt_tokens: promptTokens(body.messages), completion_tokens: tokens.length, total_tokens: promptTokens(body.messages) + tokens.length };
+  const usage =
+    b.usage ??
+    (b.noUsage ? undefined : { prompt_tokens: promptTokens(body.messages), completion_tokens: tokens.length, total_tokens: promptTokens(body.messages) + tokens.length });
 
   if (body.stream !== true) {
     if (!(await pause(x, (b.silentMs ?? 0) + tokens.length * (b.tokenDelayMs ?? 0)))) return;

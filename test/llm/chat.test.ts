@@ -3,8 +3,6 @@
 // security cases, against a real gateway in front of loopback fake engines.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
@@ -20,7 +18,7 @@ describe('llm chat/completions (JSON)', () => {
   let main: FakeEngine;
   let silent: FakeEngine;
   let lonely: FakeEngine;
-  let odd: OddUsageEngine;
+  let odd: FakeEngine;
   let tenantId: string, adminToken: string, key: string, memberToken: string;
 
   const lastChat = (fake: FakeEngine) => [...fake.requests].reverse().find((r) => r.path === '/v1/chat/completions')!;
@@ -31,7 +29,8 @@ describe('llm chat/completions (JSON)', () => {
     // Reports no usage: the gateway counts with its own tokenizer.
     silent = await startFakeOpenAI({ models: ['quiet-model'], noUsage: true });
     lonely = await startFakeOpenAI({ models: ['lonely-model'] });
-    odd = await startOddUsageEngine('odd-usage-model');
+    // Reports whatever usage a test sets (a misbehaving engine).
+    odd = await startFakeOpenAI({ models: ['odd-usage-model'], reply: ODD_ANSWER });
     // Background writes only when a test flushes: the request path can be shown to do no database work.
     gw = await gatewayOver([main, silent, lonely, odd], { GATEWAY_USAGE_FLUSH_SECONDS: '3600', GATEWAY_LAST_USED_FLUSH_SECONDS: '3600' });
     const t = await seedTenant(gw, 'chat');
@@ -199,7 +198,7 @@ describe('llm chat/completions (JSON)', () => {
     const prompt = 3 + 3 + countTokens('user') + countTokens('hello there');
     const completion = countTokens(ODD_ANSWER);
     for (const usage of [{ prompt_tokens: 1.5, completion_tokens: -2 }, { prompt_tokens: 3e10, completion_tokens: '7' }]) {
-      odd.usage = usage;
+      odd.behaviour.usage = usage;
       const response = await chat({ model: 'odd-usage-model', messages: hello });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.choices[0].message.content, ODD_ANSWER);
@@ -393,32 +392,3 @@ function pick(row: Record<string, unknown>, keys: string[]): Record<string, unkn
 }
 
 const ODD_ANSWER = 'An answer with odd counts';
-
-interface OddUsageEngine {
-  kind: 'openai';
-  url: string;
-  /** The `usage` object of every answer, as the test sets it. */
-  usage: unknown;
-  close(): Promise<void>;
-}
-
-/** An OpenAI-compatible server that reports whatever usage a test sets (a misbehaving engine). */
-async function startOddUsageEngine(model: string): Promise<OddUsageEngine> {
-  const server = http.createServer((req, res) => {
-    req.resume().on('end', () => {
-      const body =
-        req.url === '/v1/models'
-          ? { object: 'list', data: [{ id: model, object: 'model' }] }
-          : { choices: [{ index: 0, message: { role: 'assistant', content: ODD_ANSWER }, finish_reason: 'stop' }], usage: engine.usage };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const engine: OddUsageEngine = {
-    kind: 'openai',
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    usage: {},
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
-  return engine;
-}
