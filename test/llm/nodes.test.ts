@@ -2,6 +2,7 @@
 // router following every change at once.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startGateway, seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
 import { createApiKey } from '../gateway/support.js';
@@ -235,6 +236,54 @@ describe('llm nodes API', () => {
     const operator = await call('POST', '/nodes', { token: platform, json: { name: 'internal', engine: 'ollama', url: 'http://10.1.2.3:11434', enabled: false } });
     assert.equal(operator.status, 201, operator.text);
     assert.equal((await call('DELETE', `/nodes/${operator.body.id}`, { token: platform })).status, 204);
+  });
+
+  it('records whose deny list a node URL answers to at connect time: the scope of whoever gave the URL', async () => {
+    const scopeOf = async (id: string) => (await gw.ctx.db.query<{ url_scope: string }>('SELECT url_scope FROM compute_nodes WHERE id = $1', [id]))[0]?.url_scope;
+    const own = (await call('POST', '/nodes', { token: adminA, json: { name: 'scoped', engine: 'openai', url: extra.url } })).body;
+    assert.equal(await scopeOf(own.id), 'tenant');
+    assert.equal(gw.ctx.llm.nodes.get(own.id)?.definition.urlScope, 'tenant', 'the router holds it to the tenant list');
+    await call('PATCH', `/nodes/${own.id}`, { token: platform, json: { name: 'renamed by the operator' } });
+    assert.equal(await scopeOf(own.id), 'tenant', 'a change that leaves the URL alone leaves its scope alone');
+    await call('PATCH', `/nodes/${own.id}`, { token: platform, json: { url: `${extra.url}/` } });
+    assert.equal(await scopeOf(own.id), 'platform', 'the operator re-gave the URL');
+    assert.equal(gw.ctx.llm.nodes.get(own.id)?.definition.urlScope, 'platform');
+    await call('PATCH', `/nodes/${own.id}`, { token: adminA, json: { url: extra.url } });
+    assert.equal(await scopeOf(own.id), 'tenant');
+    const shared = (await call('POST', '/nodes', { token: platform, json: { name: 'op', engine: 'openai', url: extra.url } })).body;
+    assert.equal(await scopeOf(shared.id), 'platform');
+    for (const id of [own.id, shared.id]) assert.equal((await call('DELETE', `/nodes/${id}`, { token: platform })).status, 204);
+  });
+
+  it("upgrading, existing nodes keep the platform scope only where a platform admin gave the URL and no tenant admin can have changed it", async () => {
+    const migration = readFileSync(new URL('../../migrations/0004_compute_node_url_scope.sql', import.meta.url), 'utf8');
+    const backfill = migration.slice(migration.indexOf('UPDATE compute_nodes'));
+    const p = (await gw.ctx.db.query<{ id: string }>("SELECT id FROM users WHERE 'platform_admin' = ANY (roles) LIMIT 1"))[0]!.id;
+    const rows = [
+      { name: 'op-shared', tenants: [], by: p, touched: true, expected: 'platform' },
+      { name: 'op-two-tenants', tenants: [tenantA, tenantB], by: p, touched: true, expected: 'platform' },
+      { name: 'op-one-tenant-untouched', tenants: [tenantA], by: p, touched: false, expected: 'platform' },
+      { name: 'op-one-tenant-changed', tenants: [tenantA], by: p, touched: true, expected: 'tenant' },
+      { name: 'tenant-admin', tenants: [tenantA], by: 'usr_not_a_platform_admin', touched: false, expected: 'tenant' },
+      { name: 'unknown-creator', tenants: [], by: null, touched: false, expected: 'tenant' },
+    ];
+    const ids: string[] = [];
+    for (const row of rows) {
+      const [inserted] = await gw.ctx.db.query<{ id: string }>(
+        `INSERT INTO compute_nodes (id, name, engine, url, tenant_ids, enabled, created_by, url_scope, updated_at)
+         VALUES ('node_' || upper(substr(md5($1), 1, 26)), $1, 'openai', 'http://10.0.0.1:1', $2, false, $3, 'tenant', now() + make_interval(secs => $4)) RETURNING id`,
+        [`backfill ${row.name}`, row.tenants, row.by, row.touched ? 5 : 0],
+      );
+      ids.push(inserted!.id);
+    }
+    // The migration's statement, held to these rows.
+    await gw.ctx.db.query(backfill.replace(/;\s*$/, ' AND id = ANY ($1)'), [ids]);
+    const scopes = await gw.ctx.db.query<{ name: string; url_scope: string }>('SELECT name, url_scope FROM compute_nodes WHERE id = ANY ($1)', [ids]);
+    assert.deepEqual(
+      Object.fromEntries(scopes.map((r) => [r.name.replace('backfill ', ''), r.url_scope])),
+      Object.fromEntries(rows.map((r) => [r.name, r.expected])),
+    );
+    await gw.ctx.db.query('DELETE FROM compute_nodes WHERE id = ANY ($1)', [ids]);
   });
 
   it('holds model downloads into the local engine to the same deny list', async () => {

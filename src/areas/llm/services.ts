@@ -15,7 +15,7 @@ import type { NodeDefinition } from './router/node-runtime.js';
 import type { ModelRouter } from './router/types.js';
 import { computeNodeRepository } from './nodes/repository.js';
 import { definitionFromRow, staticNodeDefinitions } from './nodes/definitions.js';
-import { checkOutboundUrl, denyListFrom, guardedLookup } from './nodes/url-guard.js';
+import { checkOutboundUrl, denyListFrom, guardedLookup, type UrlScope } from './nodes/url-guard.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
@@ -34,7 +34,6 @@ export interface LlmServices {
 }
 
 export type { LlmLog };
-export type UrlScope = 'platform' | 'tenant';
 
 export interface LlmDeps {
   config: Config;
@@ -64,6 +63,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const deny = denyListFrom(llm.nodeDenyCidrs);
   const tenantDeny = denyListFrom([...llm.nodeDenyCidrs, ...llm.tenantNodeDenyCidrs]);
   const lookup = guardedLookup(deny);
+  const tenantLookup = guardedLookup(tenantDeny);
   const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, scope === 'tenant' ? tenantDeny : deny);
 
   const engineFor = (node: NodeDefinition): Engine => {
@@ -81,17 +81,18 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
         },
       });
     }
-    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup } });
+    // Every connection is held to the deny list of whoever gave the URL.
+    const nodeLookup = node.urlScope === 'tenant' ? tenantLookup : lookup;
+    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup: nodeLookup } });
   };
 
   const nodes = new NodeRegistry({
     staticNodes: staticNodeDefinitions(llm, new Date()),
     loadApiNodes: async () => (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, (message) => log('error', message))),
     createEngine: engineFor,
-    // The tenant deny list is applied when a tenant admin gives the URL; here the
-    // platform list is re-checked in case the name now resolves elsewhere.
+    // Before each probe, in case the name now resolves elsewhere: a clear reason in the node's health.
     checkUrl: async (node) => {
-      await checkUrl(node.url!);
+      await checkUrl(node.url!, node.urlScope);
     },
     bus,
     healthIntervalMs: llm.healthIntervalSeconds * 1000,

@@ -1,6 +1,7 @@
 // SQL for compute nodes added through the API. Tenant filtering happens in the
 // service (a node may serve several tenants); these statements take ids as given.
 import type { Queryable } from '../../../platform/db/database.js';
+import type { UrlScope } from './url-guard.js';
 
 export interface ComputeNodeRow {
   id: string;
@@ -9,6 +10,8 @@ export interface ComputeNodeRow {
   url: string;
   api_key_encrypted: string | null;
   tenant_ids: string[];
+  /** Who gave the URL, so whose deny list holds it at connect time. */
+  url_scope: UrlScope;
   enabled: boolean;
   created_by: string | null;
   created_at: Date;
@@ -18,7 +21,8 @@ export interface ComputeNodeRow {
 export interface ComputeNodeChanges {
   name?: string;
   engine?: ComputeNodeRow['engine'];
-  url?: string;
+  /** Always with `urlScope`: the scope of whoever gave this URL. */
+  url?: { url: string; urlScope: UrlScope };
   /** null removes the key. */
   apiKeyEncrypted?: string | null;
   tenantIds?: string[];
@@ -42,9 +46,9 @@ export const computeNodeRepository = {
 
   async insert(q: Queryable, row: Omit<ComputeNodeRow, 'created_at' | 'updated_at'>) {
     const [created] = await q.query<ComputeNodeRow>(
-      `INSERT INTO compute_nodes (id, name, engine, url, api_key_encrypted, tenant_ids, enabled, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [row.id, row.name, row.engine, row.url, row.api_key_encrypted, row.tenant_ids, row.enabled, row.created_by],
+      `INSERT INTO compute_nodes (id, name, engine, url, api_key_encrypted, tenant_ids, url_scope, enabled, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+      [row.id, row.name, row.engine, row.url, row.api_key_encrypted, row.tenant_ids, row.url_scope, row.enabled, row.created_by],
     );
     return created!;
   },
@@ -58,17 +62,19 @@ export const computeNodeRepository = {
          api_key_encrypted = CASE WHEN $5::boolean THEN $6 ELSE api_key_encrypted END,
          tenant_ids = COALESCE($7::text[], tenant_ids),
          enabled = COALESCE($8, enabled),
+         url_scope = COALESCE($9, url_scope),
          updated_at = now()
        WHERE id = $1 RETURNING *`,
       [
         id,
         changes.name ?? null,
         changes.engine ?? null,
-        changes.url ?? null,
+        changes.url?.url ?? null,
         changes.apiKeyEncrypted !== undefined,
         changes.apiKeyEncrypted ?? null,
         changes.tenantIds ?? null,
         changes.enabled ?? null,
+        changes.url?.urlScope ?? null,
       ],
     );
     return row;

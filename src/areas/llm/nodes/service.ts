@@ -13,7 +13,7 @@ import { isPlatformAdmin, isTenantAdmin, type Principal } from '../../../platfor
 import type { NodeDefinition, NodeHealth } from '../router/node-runtime.js';
 import { computeNodeRepository, type ComputeNodeChanges, type ComputeNodeRow } from './repository.js';
 import { definitionFromRow } from './definitions.js';
-import { UrlRefused } from './url-guard.js';
+import { UrlRefused, type UrlScope } from './url-guard.js';
 
 type RemoteEngine = 'openai' | 'ollama';
 
@@ -92,6 +92,7 @@ export async function createNode(ctx: AppContext, principal: Principal, input: N
     url,
     api_key_encrypted: input.apiKey !== undefined ? ctx.secrets.encrypt(input.apiKey) : null,
     tenant_ids: tenantIds,
+    url_scope: urlScopeOf(principal),
     enabled: input.enabled ?? true,
     created_by: principal.subject,
   });
@@ -105,7 +106,7 @@ export async function updateNode(ctx: AppContext, principal: Principal, id: stri
   const changes: ComputeNodeChanges = {};
   if (patch.name !== undefined) changes.name = patch.name.trim();
   if (patch.engine !== undefined) changes.engine = patch.engine;
-  if (patch.url !== undefined) changes.url = await checkNodeUrl(ctx, principal, patch.url);
+  if (patch.url !== undefined) changes.url = { url: await checkNodeUrl(ctx, principal, patch.url), urlScope: urlScopeOf(principal) };
   if (patch.apiKey !== undefined) changes.apiKeyEncrypted = patch.apiKey === null ? null : ctx.secrets.encrypt(patch.apiKey);
   if (patch.tenantIds !== undefined) changes.tenantIds = await tenantIdsFor(ctx, principal, patch.tenantIds);
   if (patch.enabled !== undefined) changes.enabled = patch.enabled;
@@ -170,11 +171,15 @@ async function tenantIdsFor(ctx: AppContext, principal: Principal, requested: st
  */
 export async function checkCallerUrl(ctx: AppContext, principal: Principal, raw: string): Promise<URL> {
   try {
-    return await ctx.llm.checkUrl(raw, isPlatformAdmin(principal) ? 'platform' : 'tenant');
+    return await ctx.llm.checkUrl(raw, urlScopeOf(principal));
   } catch (error) {
     if (error instanceof UrlRefused) throw validation('url', error.message);
     throw error;
   }
+}
+
+function urlScopeOf(principal: Principal): UrlScope {
+  return isPlatformAdmin(principal) ? 'platform' : 'tenant';
 }
 
 async function checkNodeUrl(ctx: AppContext, principal: Principal, raw: string): Promise<string> {

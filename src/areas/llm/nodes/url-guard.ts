@@ -11,6 +11,9 @@ const LOOKUP_TIMEOUT_MS = 5000;
 
 export class UrlRefused extends Error {}
 
+/** Whose deny list applies: `tenant` for a URL a tenant admin gave (the platform list plus private ranges). */
+export type UrlScope = 'platform' | 'tenant';
+
 export function denyListFrom(cidrs: readonly string[]): BlockList {
   const list = new BlockList();
   for (const cidr of cidrs) {

@@ -3,6 +3,7 @@
 // outstanding requests, consecutive failures, cooldown).
 import type { Engine, EngineKind, EngineModel } from '../../../engines/types.js';
 import type { NodeView } from './types.js';
+import type { UrlScope } from '../nodes/url-guard.js';
 
 export type NodeSource = 'config' | 'api';
 export type HealthStatus = 'healthy' | 'unhealthy' | 'cooldown' | 'disabled' | 'unknown';
@@ -17,6 +18,8 @@ export interface NodeDefinition {
   apiKey: string | undefined;
   /** Empty: every tenant. */
   tenantIds: string[];
+  /** Whose deny list the URL is held to at every connection: who gave it (config and the local engine: platform). */
+  urlScope: UrlScope;
   enabled: boolean;
   source: NodeSource;
   createdAt: Date;
@@ -74,7 +77,7 @@ export class NodeRuntime {
   /** Whether the definition's connection details differ: then the engine must be rebuilt. */
   needsNewEngine(next: NodeDefinition): boolean {
     const d = this.definition;
-    return d.engine !== next.engine || d.url !== next.url || d.apiKey !== next.apiKey;
+    return d.engine !== next.engine || d.url !== next.url || d.apiKey !== next.apiKey || d.urlScope !== next.urlScope;
   }
 
   visibleTo(tenantId: string): boolean {
