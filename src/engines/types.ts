@@ -59,7 +59,20 @@ export interface PullRequest {
   url?: string;
   /** Local only: the expected hex SHA-256 of the file; a mismatch fails the pull and keeps nothing. */
   sha256?: string;
+  /**
+   * Local only: a stricter rule for this download's addresses than the engine's own
+   * (a URL a tenant admin gave), used instead of it for the URL, every redirect hop
+   * and every connection.
+   */
+  guard?: OutboundGuard;
   signal: AbortSignal;
+}
+
+/** Where outbound requests may go: a check of each URL before it is requested, and the name resolution of every connection. */
+export interface OutboundGuard {
+  /** Throws to refuse the URL. */
+  checkUrl(url: URL): Promise<void>;
+  lookup: LookupFunction;
 }
 
 /** One pull progress frame; the stream ends with `{status: 'success'}` or throws. */

@@ -43,6 +43,24 @@ describe('deny list at connect time', () => {
     }
   });
 
+  it("a pull's own guard (a tenant admin's stricter one) replaces the engine's, for the URL and every connection", async () => {
+    const modelsDir = mkdtempSync(path.join(TEST_TMP, 'guard-models-'));
+    const engine = new LocalEngine({ modelsDir, threads: 1, contextSize: 256, timeoutMs: 5000, pullMaxBytes: 1 << 20, lookup: guardedLookup(denyListFrom(['169.254.0.0/16'])) });
+    const checked: string[] = [];
+    const guard = { checkUrl: async (url: URL) => void checked.push(url.href), lookup: guardedLookup(denyListFrom(LOOPBACK)) };
+    try {
+      const frames = engine.pull({ model: 'y', url: `${byName}/y.gguf`, guard, signal: AbortSignal.timeout(5000) });
+      await assert.rejects(async () => {
+        for await (const frame of frames) assert.notEqual(frame.status, 'success');
+      }, /deny list/);
+      assert.deepEqual(checked, [`${byName}/y.gguf`]);
+      assert.equal(fake.requests.filter((r) => r.path === '/y.gguf').length, 0);
+    } finally {
+      await engine.close();
+      rmSync(modelsDir, { recursive: true, force: true });
+    }
+  });
+
   it('guards model downloads into the local engine the same way', async () => {
     const modelsDir = mkdtempSync(path.join(TEST_TMP, 'guard-models-'));
     const engine = new LocalEngine({ modelsDir, threads: 1, contextSize: 256, timeoutMs: 5000, pullMaxBytes: 1 << 20, lookup: guardedLookup(denyListFrom(LOOPBACK)) });

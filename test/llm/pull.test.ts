@@ -33,7 +33,10 @@ describe('llm model pull stream', () => {
   before(async () => {
     ollama = await startFakeOllama({ models: ['present:latest'] });
     files = http.createServer((req, res) => {
-      if (req.url === '/tiny.gguf') {
+      if (req.url === '/to-internal.gguf') {
+        // A public-looking file whose server sends the download into a private range.
+        res.writeHead(302, { location: 'http://10.20.30.40/tiny.gguf' }).end();
+      } else if (req.url === '/tiny.gguf') {
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': gguf.length });
         res.end(gguf);
       } else {
@@ -171,6 +174,15 @@ describe('llm model pull stream', () => {
     assert.equal(chat.status, 200, chat.text);
     assert.equal(chat.body.model, 'pulled-tiny');
     assert.ok(chat.body.usage.completion_tokens >= 1);
+  });
+
+  it("holds every redirect hop of a tenant admin's download to the tenant deny list", async () => {
+    const started = Date.now();
+    const response = await pull('local', { model: 'redirected.gguf', url: `${filesUrl}/to-internal.gguf` });
+    const text = response.status === 200 ? response.text : JSON.stringify(response.body);
+    assert.match(text, /10\.20\.30\.40.*deny list|deny list.*10\.20\.30\.40/, text);
+    assert.ok(Date.now() - started < 5000, 'refused before any connection is tried');
+    assert.ok(!existsSync(path.join(gw.dataDir, 'models', 'redirected.gguf')));
   });
 
   it('ends a local pull whose checksum does not match with an error frame, keeping nothing', async () => {

@@ -6,7 +6,7 @@ import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
 import { createEngine } from '../../engines/index.js';
-import type { Engine } from '../../engines/types.js';
+import type { Engine, OutboundGuard } from '../../engines/types.js';
 import { UsageRecorder } from './usage/recorder.js';
 import { NodeRegistry, type LlmLog } from './router/registry.js';
 import { Router } from './router/router.js';
@@ -27,6 +27,8 @@ export interface LlmServices {
   /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
   /** `tenant`: a URL a tenant admin gave, also checked against the tenant deny list (private ranges). */
   checkUrl(url: string, scope?: UrlScope): Promise<URL>;
+  /** The same rule as a guard for outbound requests: URL checks and connection-time lookups. */
+  outboundGuard(scope: UrlScope): OutboundGuard;
   /** Sends node health changes and background failures to `log` (buildApp points it at the server's logger; silent until then, e.g. in CLI commands). */
   setLog(log: LlmLog): void;
   /** Stops the health loop, closes every engine (and the local child), flushes usage. */
@@ -65,6 +67,10 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const lookup = guardedLookup(deny);
   const tenantLookup = guardedLookup(tenantDeny);
   const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, scope === 'tenant' ? tenantDeny : deny);
+  const guards: Record<UrlScope, OutboundGuard> = {
+    platform: { checkUrl: async (url) => void (await checkUrl(url.href)), lookup },
+    tenant: { checkUrl: async (url) => void (await checkUrl(url.href, 'tenant')), lookup: tenantLookup },
+  };
 
   const engineFor = (node: NodeDefinition): Engine => {
     if (node.engine === 'local') {
@@ -72,17 +78,15 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
         kind: 'local',
         options: {
           ...localEngineOptions(llm),
-          lookup,
-          // Model downloads (and each redirect hop) obey the same deny list as node URLs.
-          checkUrl: async (url: URL) => {
-            await checkUrl(url.href);
-          },
+          // Model downloads (and each redirect hop) obey the same deny list as node URLs;
+          // a pull a tenant admin asked for brings the tenant's own guard.
+          ...guards.platform,
           onLog: (level, message) => log(level, `local engine: ${message}`),
         },
       });
     }
     // Every connection is held to the deny list of whoever gave the URL.
-    const nodeLookup = node.urlScope === 'tenant' ? tenantLookup : lookup;
+    const { lookup: nodeLookup } = guards[node.urlScope];
     return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup: nodeLookup } });
   };
 
@@ -110,6 +114,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     usage,
     nodes,
     checkUrl,
+    outboundGuard: (scope) => guards[scope],
     setLog(next) {
       sink = next;
     },

@@ -134,8 +134,8 @@ export class LocalEngine implements Engine {
       catalog: this.catalog,
       maxBytes: this.options.pullMaxBytes,
       timeoutMs: this.options.timeoutMs,
-      checkUrl: this.options.checkUrl,
-      lookup: this.options.lookup,
+      checkUrl: request.guard?.checkUrl ?? this.options.checkUrl,
+      lookup: request.guard?.lookup ?? this.options.lookup,
       log: this.log,
       trialLoad: (path, signal) => this.trialLoad(path, signal),
     });

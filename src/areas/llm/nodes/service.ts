@@ -178,7 +178,8 @@ export async function checkCallerUrl(ctx: AppContext, principal: Principal, raw:
   }
 }
 
-function urlScopeOf(principal: Principal): UrlScope {
+/** Whose deny list holds a URL this caller gives. */
+export function urlScopeOf(principal: Principal): UrlScope {
   return isPlatformAdmin(principal) ? 'platform' : 'tenant';
 }
 

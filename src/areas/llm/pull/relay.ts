@@ -7,7 +7,7 @@
 // refuses outright (unreachable node, bad URL) is a plain HTTP error.
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
-import { EngineError, type PullProgress } from '../../../engines/types.js';
+import { EngineError, type OutboundGuard, type PullProgress } from '../../../engines/types.js';
 import { ABORTED, AbortableReader, watchClient } from '../sse/client.js';
 import { SseWriter } from '../sse/writer.js';
 import type { Lease } from '../router/types.js';
@@ -17,6 +17,8 @@ export interface PullJob {
   model: string;
   url?: string | undefined;
   sha256?: string | undefined;
+  /** The caller's rule for the download's addresses (a tenant admin's is stricter than the engine's). */
+  guard: OutboundGuard;
   heartbeatMs: number;
   retryAfterSeconds: number;
   /** Runs before the success frame goes out (the node's model list is re-read, so the model is usable at once). */
@@ -26,7 +28,7 @@ export interface PullJob {
 export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
   const { lease } = job;
   const client = watchClient(reply.raw);
-  const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), signal: client.signal });
+  const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), guard: job.guard, signal: client.signal });
   const reader = new AbortableReader(frames[Symbol.asyncIterator](), client.signal);
   let released = false;
   const release = (outcome: 'ok' | 'failed') => {

@@ -8,7 +8,7 @@ import { AppError } from '../../../platform/errors.js';
 import { principalOf, requireTenantAdmin } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { relayPull } from './relay.js';
-import { checkCallerUrl } from '../nodes/service.js';
+import { checkCallerUrl, urlScopeOf } from '../nodes/service.js';
 import { checkPullBody, PULL_ENGINES, PullBody, PullParams, type PullEngine } from './schemas.js';
 
 export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -26,8 +26,8 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       requireTenantAdmin(principal, principal.tenantId);
       checkPullBody(engine as PullEngine, request.body);
       // The local engine downloads for every tenant: a tenant admin's URL is held to the
-      // tenant deny list (private ranges) as node URLs are; redirect hops and every
-      // connection are checked against the platform list by the engine itself.
+      // tenant deny list (private ranges) as node URLs are, here for a clear 400 and in
+      // the engine for every redirect hop and every connection.
       if (request.body.url !== undefined) await checkCallerUrl(ctx, principal, request.body.url);
       const lease = await router.pullTarget(principal.tenantId, engine as PullEngine);
       request.log.info({ engine, nodeId: lease.node.id, model: request.body.model }, 'model pull started');
@@ -37,6 +37,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
           model: request.body.model,
           url: request.body.url,
           sha256: request.body.sha256?.toLowerCase(),
+          guard: ctx.llm.outboundGuard(urlScopeOf(principal)),
           heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
           retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
           beforeSuccess: () => router.refresh(lease.node.id),
