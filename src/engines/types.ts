@@ -65,6 +65,12 @@ export interface PullRequest {
    * and every connection.
    */
   guard?: OutboundGuard;
+  /**
+   * Local only: whether a model of the same name may be replaced (default yes). On an
+   * engine other tenants share, a tenant admin's pull may add models but not replace
+   * one: the model under that name may be another tenant's.
+   */
+  replace?: boolean;
   signal: AbortSignal;
 }
 
@@ -96,6 +102,7 @@ export type EngineFailure =
   | 'upstream_error' // other 5xx, or a body that is not what the protocol promises
   | 'model_not_found' // the engine does not have (or could not load) the model
   | 'rejected' // the engine refused the request (4xx other than 404/429)
+  | 'conflict' // the engine already holds something else under the name asked for
   | 'aborted'; // our caller went away
 
 export class EngineError extends Error {

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -24,7 +24,8 @@ describe('llm model pull stream', () => {
   let files: http.Server;
   let filesUrl: string;
   const gguf = tinyGgufBytes({ seed: 7 });
-  let tenantId: string, admin: string, member: string, key: string;
+  const otherGguf = tinyGgufBytes({ seed: 8 });
+  let tenantId: string, admin: string, member: string, key: string, platformAdmin: string, otherAdmin: string;
 
   const pull = (engine: string, json: unknown, credential: { token?: string; apiKey?: string } = { token: admin }) =>
     gw.request('POST', pullPath(engine), { ...credential, json });
@@ -36,6 +37,9 @@ describe('llm model pull stream', () => {
       if (req.url === '/to-internal.gguf') {
         // A public-looking file whose server sends the download into a private range.
         res.writeHead(302, { location: 'http://10.20.30.40/tiny.gguf' }).end();
+      } else if (req.url === '/other.gguf') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': otherGguf.length });
+        res.end(otherGguf);
       } else if (req.url === '/tiny.gguf') {
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': gguf.length });
         res.end(gguf);
@@ -54,6 +58,10 @@ describe('llm model pull stream', () => {
     admin = await tokenFor(gw, t.admin.id, tenantId);
     member = await tokenFor(gw, (await seedUser(gw, tenantId)).id, tenantId);
     key = (await createApiKey(gw, tenantId, 'pull')).key;
+    const p = await seedTenant(gw, 'pull-platform', ['admin', 'platform_admin']);
+    platformAdmin = await tokenFor(gw, p.admin.id, p.tenantId);
+    const other = await seedTenant(gw, 'pull-other');
+    otherAdmin = await tokenFor(gw, other.admin.id, other.tenantId);
   });
   after(async () => {
     await gw?.close();
@@ -183,6 +191,37 @@ describe('llm model pull stream', () => {
     assert.match(text, /10\.20\.30\.40.*deny list|deny list.*10\.20\.30\.40/, text);
     assert.ok(Date.now() - started < 5000, 'refused before any connection is tried');
     assert.ok(!existsSync(path.join(gw.dataDir, 'models', 'redirected.gguf')));
+  });
+
+  it("lets a tenant admin add models to the shared local engine but not replace one (it may be another tenant's); a platform admin may", async () => {
+    const stored = () => readFileSync(path.join(gw.dataDir, 'models', 'pulled-tiny.gguf'));
+    assert.deepEqual(stored(), gguf, 'pulled by the test above');
+    for (const token of [otherAdmin, admin]) {
+      const refused = await gw.request('POST', pullPath('local'), { token, json: { model: 'pulled-tiny.gguf', url: `${filesUrl}/other.gguf` } });
+      assert.equal(refused.status, 409, refused.text);
+      assert.equal(refused.body.code, 'CONFLICT');
+      assert.match(refused.body.detail, /"pulled-tiny" is already on this engine.*platform admin/);
+      assert.deepEqual(stored(), gguf, 'untouched');
+    }
+    const s = await openStream(gw, pullPath('local'), { model: 'pulled-tiny.gguf', url: `${filesUrl}/other.gguf` }, { authorization: `Bearer ${platformAdmin}` });
+    assert.deepEqual(payloads(await s.end(60_000)).at(-1), { status: 'success' });
+    assert.deepEqual(stored(), otherGguf, 'replaced by the platform admin');
+  });
+
+  it('two tenant admins racing for a new name on the shared engine: one model placed, the other pull refused', async () => {
+    const race = [admin, otherAdmin].map(async (token) => {
+      const s = await openStream(gw, pullPath('local'), { model: 'raced.gguf', url: `${filesUrl}/${token === admin ? 'tiny' : 'other'}.gguf` }, { authorization: `Bearer ${token}` });
+      if (s.status !== 200) return { status: s.status, last: undefined };
+      return { status: s.status, last: payloads(await s.end(60_000)).at(-1) };
+    });
+    const outcomes = await Promise.all(race);
+    const won = outcomes.filter((o) => o.last?.status === 'success');
+    const lost = outcomes.filter((o) => o.status === 409 || o.last?.error?.code === 'conflict');
+    assert.equal(won.length, 1, JSON.stringify(outcomes));
+    assert.equal(lost.length, 1, JSON.stringify(outcomes));
+    const placed = readFileSync(path.join(gw.dataDir, 'models', 'raced.gguf'));
+    assert.ok(placed.equals(gguf) || placed.equals(otherGguf));
+    assert.deepEqual(readdirSync(path.join(gw.dataDir, 'models', '.partial')), [], 'no partial file left');
   });
 
   it('ends a local pull whose checksum does not match with an error frame, keeping nothing', async () => {

@@ -3,7 +3,7 @@
 // a trial load in the llama.cpp child) and only then renamed into place, which is
 // atomic and replaces an older file of the same name only at that moment.
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
@@ -36,6 +36,9 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
   const url = parseUrl(pull.url);
   pull.signal.throwIfAborted();
   await deps.catalog.ensureDir();
+  const target = deps.catalog.pathFor(id);
+  const mayReplace = pull.replace !== false;
+  if (!mayReplace && (await exists(target))) throw taken(id);
   const partialDir = path.join(deps.catalog.dir, PARTIAL_DIR);
   await mkdir(partialDir, { recursive: true });
   await removeStalePartials(partialDir);
@@ -117,7 +120,15 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
       throw new EngineError('rejected', `The file was refused: ${why}`, { cause: error });
     });
 
-    await rename(partial, deps.catalog.pathFor(id));
+    if (mayReplace) {
+      await rename(partial, target);
+    } else {
+      // A link is refused where the name exists, atomically: a pull that took the name meanwhile is not replaced either.
+      await link(partial, target).catch((error: unknown) => {
+        throw (error as { code?: string }).code === 'EEXIST' ? taken(id) : error;
+      });
+      await rm(partial, { force: true });
+    }
     placed = true;
     yield { status: 'success' };
   } catch (error) {
@@ -153,6 +164,17 @@ async function download(start: URL, agent: Agent, deps: PullDependencies, signal
     }
     return response;
   }
+}
+
+function taken(id: string): EngineError {
+  return new EngineError('conflict', `A model named "${id}" is already on this engine, which other tenants share; only a platform admin can replace it. Pull it under another name.`);
+}
+
+async function exists(file: string): Promise<boolean> {
+  return access(file).then(
+    () => true,
+    () => false,
+  );
 }
 
 function progress(total: number | undefined, completed: number): PullProgress {

@@ -19,6 +19,8 @@ export interface PullJob {
   sha256?: string | undefined;
   /** The caller's rule for the download's addresses (a tenant admin's is stricter than the engine's). */
   guard: OutboundGuard;
+  /** Whether the pull may replace a model of the same name (not a tenant admin's, on a shared engine). */
+  replace: boolean;
   heartbeatMs: number;
   retryAfterSeconds: number;
   /** Runs before the success frame goes out (the node's model list is re-read, so the model is usable at once). */
@@ -28,7 +30,7 @@ export interface PullJob {
 export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
   const { lease } = job;
   const client = watchClient(reply.raw);
-  const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), guard: job.guard, signal: client.signal });
+  const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), guard: job.guard, replace: job.replace, signal: client.signal });
   const reader = new AbortableReader(frames[Symbol.asyncIterator](), client.signal);
   let released = false;
   const release = (outcome: 'ok' | 'failed') => {
@@ -101,6 +103,7 @@ function beforeFirstFrame(error: unknown, retryAfterSeconds: number): unknown {
   if (!(error instanceof EngineError)) return error;
   if (error.failure === 'rejected') return new AppError('BAD_REQUEST', `The engine refused the pull: ${error.message}`);
   if (error.failure === 'model_not_found') return new AppError('NOT_FOUND', `The engine could not find the model: ${error.message}`);
+  if (error.failure === 'conflict') return new AppError('CONFLICT', error.message);
   return new AppError('SERVICE_UNAVAILABLE', 'The node could not start the pull. Retry later.', { retryAfterSeconds });
 }
 

@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../platform/errors.js';
 import { principalOf, requireTenantAdmin } from '../../guard.js';
+import { isPlatformAdmin } from '../../../platform/identity.js';
 import { problems } from '../../schemas.js';
 import { relayPull } from './relay.js';
 import { checkCallerUrl, urlScopeOf } from '../nodes/service.js';
@@ -38,6 +39,8 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
           url: request.body.url,
           sha256: request.body.sha256?.toLowerCase(),
           guard: ctx.llm.outboundGuard(urlScopeOf(principal)),
+          // On a node other tenants share, the model under a name may be another tenant's.
+          replace: isPlatformAdmin(principal) || (lease.node.tenantIds.length === 1 && lease.node.tenantIds[0] === principal.tenantId),
           heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
           retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
           beforeSuccess: () => router.refresh(lease.node.id),

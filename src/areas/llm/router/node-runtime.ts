@@ -62,7 +62,7 @@ export class NodeRuntime {
     public definition: NodeDefinition,
     readonly engine: Engine,
   ) {
-    this.view = { id: definition.id, name: definition.name, engine: definition.engine };
+    this.view = { id: definition.id, name: definition.name, engine: definition.engine, tenantIds: definition.tenantIds };
     if (!definition.enabled) this.status = 'disabled';
   }
 
@@ -70,6 +70,7 @@ export class NodeRuntime {
   update(definition: NodeDefinition): void {
     this.definition = definition;
     this.view.name = definition.name;
+    this.view.tenantIds = definition.tenantIds;
     if (!definition.enabled) this.status = 'disabled';
     else if (this.status === 'disabled') this.status = 'unknown';
   }

@@ -7,6 +7,8 @@ export interface NodeView {
   id: string;
   name: string;
   engine: EngineKind;
+  /** The tenants it serves; empty: every tenant. */
+  tenantIds: readonly string[];
 }
 
 /** One entry of `GET /api/llm/v1/models`. */
