@@ -34,7 +34,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** After the grace period for model calls, this long for the rest (writing pending usage, closing the database) before the process gives up. */
+const SHUTDOWN_AFTER_GRACE_MS = 10_000;
 const CLI_LOCK_WAIT_MS = 15_000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -69,7 +70,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
 
   let closing: Promise<void> | undefined;
-  const signals = options.handleSignals ? installSignalHandlers(() => running.close(), print) : undefined;
+  const signals = options.handleSignals ? installSignalHandlers(() => running.close(), print, config.http.shutdownGraceMs) : undefined;
   const running: RunningServer = {
     url,
     app,
@@ -165,7 +166,7 @@ function databaseHost(databaseUrl: string): string {
   return `${url.hostname}${url.port ? `:${url.port}` : ''}${url.pathname}`;
 }
 
-function installSignalHandlers(close: () => Promise<void>, print: (line: string) => void) {
+function installSignalHandlers(close: () => Promise<void>, print: (line: string) => void, graceMs: number) {
   let stopping = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
@@ -173,11 +174,11 @@ function installSignalHandlers(close: () => Promise<void>, print: (line: string)
       process.exit(1);
     }
     stopping = true;
-    print(`Received ${signal}: stopping (in-flight requests finish first)…`);
+    print(`Received ${signal}: stopping (model calls in flight get ${graceMs / 1000} s to finish)…`);
     setTimeout(() => {
       print('Shutdown took too long: exiting.');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS).unref();
+    }, graceMs + SHUTDOWN_AFTER_GRACE_MS).unref();
     close().then(
       () => {
         print('Stopped.');

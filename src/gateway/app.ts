@@ -73,7 +73,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
+    // Model calls in flight get the grace period to finish, then are ended cleanly.
+    ctx.llm.calls.stop(config.http.shutdownGraceMs);
   });
+  // Handlers of ended streams may still be recording usage: the context closes after them.
+  app.addHook('onClose', () => ctx.llm.calls.drained());
   // Whatever is still buffered reaches stdout before the process ends.
   if (!options.logStream) {
     app.addHook('onClose', async () => {

@@ -28,7 +28,14 @@ export interface Config {
     twoFactorMaxAttemptsPerChallenge: number;
     twoFactorMaxFailuresPerAccount: number;
   };
-  http: { bodyLimitBytes: number; requestTimeoutMs: number; headersTimeoutMs: number; keepAliveTimeoutMs: number };
+  http: {
+    bodyLimitBytes: number;
+    requestTimeoutMs: number;
+    headersTimeoutMs: number;
+    keepAliveTimeoutMs: number;
+    /** On shutdown, how long model calls in flight may run on before they are stopped. */
+    shutdownGraceMs: number;
+  };
   lastUsedFlushSeconds: number;
   llm: LlmConfig;
 }
@@ -135,6 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: read.int('GATEWAY_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000),
       headersTimeoutMs: read.int('GATEWAY_HEADERS_TIMEOUT_MS', 10_000, 1000, 600_000),
       keepAliveTimeoutMs: read.int('GATEWAY_KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 600_000),
+      shutdownGraceMs: read.int('GATEWAY_SHUTDOWN_GRACE_SECONDS', 8, 0, 3600) * 1000,
     },
     lastUsedFlushSeconds: read.int('GATEWAY_LAST_USED_FLUSH_SECONDS', 30, 1, 3600),
     llm: {

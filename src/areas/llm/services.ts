@@ -8,6 +8,7 @@ import type { Secrets } from '../../platform/secrets.js';
 import { createEngine } from '../../engines/index.js';
 import type { Engine, OutboundGuard } from '../../engines/types.js';
 import { UsageRecorder } from './usage/recorder.js';
+import { OpenCalls } from './sse/open-calls.js';
 import { NodeRegistry, type LlmLog } from './router/registry.js';
 import { Router } from './router/router.js';
 import { TenantSettingsCache } from './router/tenant-settings.js';
@@ -22,6 +23,8 @@ export interface LlmServices {
   router: ModelRouter;
   /** Per-request usage, written in batches off the request path. */
   usage: UsageRecorder;
+  /** Model calls in flight (chat, streams, pulls): stopped cleanly when the server shuts down. */
+  calls: OpenCalls;
   /** The nodes and their health, for the nodes API; reloads itself on `computeNode` invalidations. */
   nodes: NodeRegistry;
   /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
@@ -112,6 +115,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   return {
     router,
     usage,
+    calls: new OpenCalls(),
     nodes,
     checkUrl,
     outboundGuard: (scope) => guards[scope],

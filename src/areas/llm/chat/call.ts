@@ -6,16 +6,19 @@ import { AppError } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { ModelRouter } from '../router/types.js';
 import type { ClientWatch } from '../sse/client.js';
+import type { OpenCalls } from '../sse/open-calls.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import { countPromptTokens, type TokenUsage } from '../tokens/count.js';
 import { toHttpFailure } from './engine-failures.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, type ChatCompletionBody } from './schemas.js';
 
-export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable';
+export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable' | 'interrupted';
 
 export interface ChatDeps {
   router: ModelRouter;
   usage: UsageRecorder;
+  /** Where the call registers while it runs, so a shutdown can stop it cleanly. */
+  calls: OpenCalls;
   heartbeatMs: number;
   /** Retry-After for 503s the engines cause: the router's view of nodes refreshes this often. */
   retryAfterSeconds: number;
@@ -79,6 +82,10 @@ export class ChatCall {
       reply.hijack();
       return;
     }
+    if (client.interrupted()) {
+      this.record(model, null, 'interrupted', { promptTokens: await countPromptTokens(this.messages), completionTokens: 0 });
+      throw shuttingDown();
+    }
     const failure = toHttpFailure(error, this.deps.retryAfterSeconds);
     this.record(model, null, failureStatus(failure), NO_TOKENS);
     throw failure;
@@ -86,6 +93,11 @@ export class ChatCall {
 }
 
 export const NO_TOKENS: TokenUsage = { promptTokens: 0, completionTokens: 0 };
+
+/** Another replica (or this one, restarted) can take the request. */
+export function shuttingDown(): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.', { retryAfterSeconds: 1 });
+}
 
 export function failureStatus(failure: unknown): UsageStatus {
   return failure instanceof AppError && failure.status === 503 ? 'unavailable' : 'engine_error';

@@ -1,7 +1,6 @@
 // chat/completions without `stream`: one JSON answer (spec 2.6). The engine call
 // is cancelled when the client goes away while the model is still generating.
 import type { FastifyReply } from 'fastify';
-import { watchClient } from '../sse/client.js';
 import { completeUsage } from '../tokens/count.js';
 import type { ChatCall } from './call.js';
 import { completionBody, newCompletion } from './frames.js';
@@ -10,7 +9,7 @@ import type { ChatCompletion } from './schemas.js';
 /** The answer, or undefined when the client left (the reply is then hijacked: nobody is there to read it). */
 export async function completeJson(call: ChatCall, model: string, reply: FastifyReply): Promise<ChatCompletion | undefined> {
   const { router } = call.deps;
-  const client = watchClient(reply.raw);
+  const client = call.deps.calls.watch(reply.raw);
   try {
     const { value: result, lease } = await router.dispatch(call.tenantId, model, (lease) => lease.engine.chat(call.engineRequest(model, client.signal)));
     lease.release('ok');

@@ -87,10 +87,11 @@ export function usageFrame(c: Completion, usage: TokenUsage) {
 }
 
 /**
- * An engine failure after the first byte: nothing can be retried or turned into an
- * HTTP status any more, so the stream says so in band and then ends with [DONE].
- * `type`/`code` follow OpenAI's error object, which the openai SDK raises as an APIError.
+ * A failure after the first byte (the engine's, or the server shutting down): nothing
+ * can be retried or turned into an HTTP status any more, so the stream says so in band
+ * and then ends with [DONE]. `type`/`code` follow OpenAI's error object, which the
+ * openai SDK raises as an APIError.
  */
-export function errorFrame(message: string) {
-  return { error: { message, type: 'server_error', code: 'engine_error' } };
+export function errorFrame(message: string, code: 'engine_error' | 'server_shutting_down' = 'engine_error') {
+  return { error: { message, type: 'server_error', code } };
 }

@@ -16,6 +16,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
   const deps: ChatDeps = {
     router: ctx.llm.router,
     usage: ctx.llm.usage,
+    calls: ctx.llm.calls,
     heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
     retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
   };

@@ -8,7 +8,7 @@
 // took the previous frame, so a slow reader slows the engine instead of filling memory.
 import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatChunk } from '../../../engines/types.js';
-import { ABORTED, AbortableReader, watchClient, type ClientWatch } from '../sse/client.js';
+import { ABORTED, AbortableReader, type ClientWatch } from '../sse/client.js';
 import { DONE, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
@@ -16,7 +16,7 @@ import type { ChatCall } from './call.js';
 import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
 
 export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
-  const client = watchClient(reply.raw);
+  const client = call.deps.calls.watch(reply.raw);
   try {
     let accepted: { value: AsyncIterable<ChatChunk>; lease: Lease };
     try {
@@ -56,7 +56,7 @@ async function relay(
       sse.open(headers);
       await sse.send(metadataFrame(metadataChoices));
     }
-    while (!client.gone()) {
+    while (!client.gone() && !client.interrupted()) {
       const next = await reader.next();
       if (next === ABORTED || next.done) break;
       if (next.value.type === 'end') {
@@ -83,6 +83,15 @@ async function relay(
     call.record(model, lease.node.id, 'client_closed', await completeUsage(undefined, call.messages, text));
     return;
   }
+  if (end === undefined && client.interrupted()) {
+    // The server is shutting down: the client hears why, and can retry elsewhere.
+    await sse.send(errorFrame(SHUTDOWN_MESSAGE, 'server_shutting_down'));
+    await sse.write(DONE);
+    sse.end();
+    lease.release('ok');
+    call.record(model, lease.node.id, 'interrupted', await completeUsage(undefined, call.messages, text));
+    return;
+  }
   if (end === undefined) {
     // Mid-stream death (or a stream that stopped without its end): say so in band, never hang.
     reply.log.warn({ err: failure, nodeId: lease.node.id, model }, 'engine failed mid-stream');
@@ -101,6 +110,8 @@ async function relay(
   lease.release('ok');
   call.record(model, lease.node.id, client.gone() ? 'client_closed' : 'ok', usage);
 }
+
+const SHUTDOWN_MESSAGE = 'The server is shutting down; the answer is incomplete. Retry the request.';
 
 function midStreamMessage(failure: unknown): string {
   if (failure instanceof EngineError && failure.failure === 'timeout') return 'The model stopped responding while generating the answer; the answer is incomplete.';

@@ -8,7 +8,8 @@
 import type { FastifyReply } from 'fastify';
 import { AppError } from '../../../platform/errors.js';
 import { EngineError, type OutboundGuard, type PullProgress } from '../../../engines/types.js';
-import { ABORTED, AbortableReader, watchClient } from '../sse/client.js';
+import { ABORTED, AbortableReader } from '../sse/client.js';
+import type { OpenCalls } from '../sse/open-calls.js';
 import { SseWriter } from '../sse/writer.js';
 import type { Lease } from '../router/types.js';
 
@@ -21,6 +22,8 @@ export interface PullJob {
   guard: OutboundGuard;
   /** Whether the pull may replace a model of the same name (not a tenant admin's, on a shared engine). */
   replace: boolean;
+  /** Where the pull registers while it runs, so a shutdown can stop it cleanly. */
+  calls: OpenCalls;
   heartbeatMs: number;
   retryAfterSeconds: number;
   /** Runs before the success frame goes out (the node's model list is re-read, so the model is usable at once). */
@@ -29,7 +32,7 @@ export interface PullJob {
 
 export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
   const { lease } = job;
-  const client = watchClient(reply.raw);
+  const client = job.calls.watch(reply.raw);
   const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), guard: job.guard, replace: job.replace, signal: client.signal });
   const reader = new AbortableReader(frames[Symbol.asyncIterator](), client.signal);
   let released = false;
@@ -44,6 +47,7 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
     } catch (error) {
       release(nodeOutcome(error));
       if (client.gone()) return void reply.hijack();
+      if (client.interrupted()) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the pull.', { retryAfterSeconds: 1 });
       throw beforeFirstFrame(error, job.retryAfterSeconds);
     }
     const headers = reply.getHeaders();
@@ -69,7 +73,7 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
     else reader.abandon();
     if (!client.gone() && !succeeded) {
       reply.log.warn({ err: failure, nodeId: lease.node.id, engine: lease.node.engine }, 'model pull failed');
-      await sse.send(errorFrame(failure));
+      await sse.send(client.interrupted() ? STOPPED_FRAME : errorFrame(failure));
     }
     sse.end();
     release(client.gone() || succeeded ? 'ok' : nodeOutcome(failure));
@@ -78,6 +82,11 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
     client.dispose();
   }
 }
+
+const STOPPED_FRAME = {
+  status: 'error',
+  error: { message: 'The server is shutting down: the pull was stopped and nothing was kept. Retry it later.', code: 'server_shutting_down' },
+};
 
 /** Only the fields the frame contract names, camelCase, whatever the engine added. */
 function progressFrame(p: PullProgress): PullProgress {

@@ -39,6 +39,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
           url: request.body.url,
           sha256: request.body.sha256?.toLowerCase(),
           guard: ctx.llm.outboundGuard(urlScopeOf(principal)),
+          calls: ctx.llm.calls,
           // On a node other tenants share, the model under a name may be another tenant's.
           replace: isPlatformAdmin(principal) || (lease.node.tenantIds.length === 1 && lease.node.tenantIds[0] === principal.tenantId),
           heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,

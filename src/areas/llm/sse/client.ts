@@ -4,10 +4,14 @@
 import type { ServerResponse } from 'node:http';
 
 export interface ClientWatch {
-  /** Aborted when the client disconnects before the response finished; pass it to the engine. */
+  /** Aborted when the client disconnects before the response finished, or when the server stops the call; pass it to the engine. */
   readonly signal: AbortSignal;
   /** Whether the client has gone away. */
   gone(): boolean;
+  /** Whether the server stopped the call (shutting down) while the client is still there. */
+  interrupted(): boolean;
+  /** Stops the call for the server's own reason: its engine work is cancelled, the client gets told why. */
+  interrupt(): void;
   /** Stops watching (after the response has been sent or abandoned). */
   dispose(): void;
 }
@@ -16,6 +20,13 @@ export class ClientClosedError extends Error {
   constructor() {
     super('The client closed the connection before the response finished.');
     this.name = 'ClientClosedError';
+  }
+}
+
+export class ServerStoppingError extends Error {
+  constructor() {
+    super('The server is shutting down.');
+    this.name = 'ServerStoppingError';
   }
 }
 
@@ -34,7 +45,9 @@ export function watchClient(res: ServerResponse): ClientWatch {
   else res.once('close', onClose);
   return {
     signal: controller.signal,
-    gone: () => controller.signal.aborted,
+    gone: () => controller.signal.reason instanceof ClientClosedError,
+    interrupted: () => controller.signal.reason instanceof ServerStoppingError,
+    interrupt: () => controller.abort(new ServerStoppingError()),
     dispose: () => res.off('close', onClose),
   };
 }

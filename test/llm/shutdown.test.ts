@@ -1,0 +1,100 @@
+// Shutdown with model calls in flight: new requests are refused at once (edge test),
+// calls get GATEWAY_SHUTDOWN_GRACE_SECONDS to finish, then are ended cleanly: a
+// stream with an in-band error frame and [DONE], a JSON answer with a 503, the
+// engine's work cancelled, the usage recorded as `interrupted`. A call that finishes
+// within the grace closes its keep-alive connection, so the server's close does not
+// wait on an idle socket.
+import { after, afterEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { seedTenant, type TestGateway } from '../helpers/gateway.js';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { createApiKey } from '../gateway/support.js';
+import { gatewayOver, openStream, payloads, usageRows } from './chat-support.js';
+
+const CHAT = '/api/llm/v1/chat/completions';
+
+describe('llm calls at shutdown', () => {
+  let fake: FakeEngine;
+  let gw: TestGateway | undefined;
+  let tenantId: string;
+  let key: string;
+
+  async function start(grace: number, behaviour: FakeEngine['behaviour']): Promise<TestGateway> {
+    fake ??= await startFakeOpenAI({ models: ['slow-model'] });
+    fake.behaviour = { models: ['slow-model'], ...behaviour };
+    const started = await gatewayOver([fake], { GATEWAY_SHUTDOWN_GRACE_SECONDS: String(grace) });
+    gw = started;
+    tenantId = (await seedTenant(started, 'shutdown')).tenantId;
+    key = (await createApiKey(started, tenantId, 'shutdown')).key;
+    return started;
+  }
+  /** Closes the HTTP side the way a SIGTERM does; resolves with how long it took. */
+  async function closeApp(g: TestGateway): Promise<number> {
+    const started = Date.now();
+    await g.app.close();
+    return Date.now() - started;
+  }
+
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+  after(() => fake?.close());
+
+  it('ends a stream still running after the grace period with an error frame and [DONE], cancelling the engine', async () => {
+    const g = await start(1, { tokenDelayMs: 100, repeat: 50 });
+    const s = await openStream(g, CHAT, { model: 'slow-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': key });
+    assert.equal(s.status, 200);
+    await s.until((items) => payloads(items).some((f) => f.choices?.[0]?.delta?.content));
+    const closing = closeApp(g);
+    const items = await s.end(5000);
+    const frames = items.filter((i): i is { data: string } => 'data' in i).map((i) => i.data);
+    assert.equal(frames.at(-1), '[DONE]');
+    const error = JSON.parse(frames.at(-2)!).error;
+    assert.deepEqual({ type: error.type, code: error.code }, { type: 'server_error', code: 'server_shutting_down' });
+    assert.match(error.message, /shutting down.*incomplete/);
+    await fake.waitForAbort(1, 3000);
+    const took = await closing;
+    assert.ok(took >= 900 && took < 5000, `closed after ${took} ms`);
+    const [row] = await usageRows(g, tenantId);
+    assert.equal(row.status, 'interrupted');
+    assert.ok(row.completion_tokens >= 1);
+  });
+
+  it('answers a JSON request still waiting on the engine with a 503 and Retry-After', async () => {
+    const g = await start(1, { silentMs: 20_000 });
+    const answer = g.request('POST', CHAT, { apiKey: key, json: { model: 'slow-model', messages: [{ role: 'user', content: 'hi' }] } });
+    const waitForEngine = Date.now() + 5000;
+    while (fake.inFlight() === 0 && Date.now() < waitForEngine) await new Promise((resolve) => setTimeout(resolve, 20));
+    const closing = closeApp(g);
+    const response = await answer;
+    assert.equal(response.status, 503, response.text);
+    assert.equal(response.body.code, 'SERVICE_UNAVAILABLE');
+    assert.match(response.body.detail, /shutting down/);
+    assert.equal(response.headers.get('retry-after'), '1');
+    await fake.waitForAbort(1, 3000);
+    assert.ok((await closing) < 5000);
+    const [row] = await usageRows(g, tenantId);
+    assert.equal(row.status, 'interrupted');
+  });
+
+  it('lets a stream that ends within the grace period finish untouched, and closes its keep-alive connection', async () => {
+    const g = await start(10, { tokenDelayMs: 50, repeat: 2 });
+    // fetch keeps its connection alive: the server must close it once the answer is out.
+    const response = await fetch(g.url + CHAT, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'slow-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    assert.equal(response.status, 200);
+    const closing = closeApp(g);
+    const text = await response.text();
+    assert.ok(text.endsWith('data: [DONE]\n\n'));
+    assert.ok(!text.includes('server_shutting_down'));
+    assert.match(text, /"finish_reason":"stop"/);
+    const took = await closing;
+    assert.ok(took < 3000, `closed after ${took} ms: the idle connection held it`);
+    const [row] = await usageRows(g, tenantId);
+    assert.equal(row.status, 'ok');
+  });
+});
