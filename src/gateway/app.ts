@@ -61,6 +61,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Slow clients are cut off: headers must arrive within this time (requestTimeout bounds the body).
   app.server.headersTimeout = config.http.headersTimeoutMs;
+  // So that a shutdown can reach the model calls in flight on each connection.
+  ctx.llm.calls.attach(app.server);
   // Every route registered below teaches the legacy-casing rewrite its literals,
   // and lands in the route table (tests walk it to check every route's security).
   const routeTable: RouteSummary[] = [];

