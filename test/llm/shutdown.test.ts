@@ -6,8 +6,8 @@
 // wait on an idle socket.
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedTenant, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
 import { createApiKey } from '../gateway/support.js';
 import { gatewayOver, openStream, payloads, usageRows } from './chat-support.js';
 
@@ -96,5 +96,26 @@ describe('llm calls at shutdown', () => {
     assert.ok(took < 3000, `closed after ${took} ms: the idle connection held it`);
     const [row] = await usageRows(g, tenantId);
     assert.equal(row.status, 'ok');
+  });
+
+  it('ends a model pull still running after the grace period with an error frame', async () => {
+    const ollama = await startFakeOllama({ tokenDelayMs: 100, pullFrames: Array.from({ length: 100 }, (_, i) => ({ status: 'downloading', total: 100, completed: i })) });
+    try {
+      const g = await gatewayOver([ollama], { GATEWAY_SHUTDOWN_GRACE_SECONDS: '1' });
+      gw = g;
+      const t = await seedTenant(g, 'shutdown-pull');
+      const admin = await tokenFor(g, t.admin.id, t.tenantId);
+      const s = await openStream(g, '/api/llm/v1/ollama/models/pull/stream', { model: 'big:latest' }, { authorization: `Bearer ${admin}` });
+      assert.equal(s.status, 200);
+      await s.until((items) => payloads(items).length >= 2);
+      const closing = closeApp(g);
+      const last = payloads(await s.end(5000)).at(-1);
+      assert.equal(last.status, 'error');
+      assert.equal(last.error.code, 'server_shutting_down');
+      await ollama.waitForAbort(1, 3000);
+      assert.ok((await closing) < 5000);
+    } finally {
+      await ollama.close();
+    }
   });
 });

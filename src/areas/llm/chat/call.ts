@@ -17,7 +17,7 @@ export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable
 export interface ChatDeps {
   router: ModelRouter;
   usage: UsageRecorder;
-  /** Where the call registers while it runs, so a shutdown can stop it cleanly. */
+  /** Counts the call while it runs, so that a shutdown can stop it cleanly. */
   calls: OpenCalls;
   heartbeatMs: number;
   /** Retry-After for 503s the engines cause: the router's view of nodes refreshes this often. */

@@ -22,7 +22,7 @@ export interface PullJob {
   guard: OutboundGuard;
   /** Whether the pull may replace a model of the same name (not a tenant admin's, on a shared engine). */
   replace: boolean;
-  /** Where the pull registers while it runs, so a shutdown can stop it cleanly. */
+  /** Counts the pull while it runs, so that a shutdown can stop it cleanly. */
   calls: OpenCalls;
   heartbeatMs: number;
   retryAfterSeconds: number;
