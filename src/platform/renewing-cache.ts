@@ -1,7 +1,7 @@
 // A cache of database reads for the request path: API keys, signed-in users' account
 // states and tenants' llm settings all need the same three things from it.
 // - Concurrent misses of one key share one read (SingleFlight).
-// - An entry in use is renewed in the background once it is old enough, so a busy key
+// - An entry in use is renewed in the background past 80 % of its TTL, so a busy key
 //   never reaches its end and no request waits on the database for it. Without this,
 //   every request of a busy key queued a query of its own behind whatever the database
 //   was doing (a batch of usage records) when the entry ran out.
@@ -15,14 +15,24 @@ export interface RenewingCacheOptions<V> {
   maxEntries: number;
   /** How long an entry lives (it may depend on the value: a "no such row" entry lives shorter). */
   ttlMs: (value: V) => number;
-  /** Age after which an entry in use is renewed in the background; undefined: never, it just runs out. */
-  renewAfterMs: (value: V) => number | undefined;
+  /** Whether an entry in use is renewed ahead of its end (default: every entry); one that is not just runs out. */
+  renews?: (value: V) => boolean;
   /** A failed renewal is tried again this much later (the entry keeps serving until its end). */
   retryMs: number;
 }
 
+/** Share of its TTL after which an entry in use is renewed in the background. */
+const RENEW_AT = 0.8;
+
+interface Entry<V> {
+  value: V;
+  loadedAt: number;
+  /** Age at which it is renewed when used; undefined: never. */
+  renewAfterMs: number | undefined;
+}
+
 export class RenewingCache<V> {
-  private readonly entries: TtlCache<string, { value: V; loadedAt: number }>;
+  private readonly entries: TtlCache<string, Entry<V>>;
   private readonly loading = new SingleFlight<string, V>();
   /** Bumped by every invalidation: a read that started before it is not cached. */
   private generation = 0;
@@ -41,8 +51,7 @@ export class RenewingCache<V> {
   cached(key: string, load: () => Promise<V>): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    const renewAfterMs = this.options.renewAfterMs(entry.value);
-    if (renewAfterMs !== undefined) this.loading.renewIfDue(key, entry, renewAfterMs, this.options.retryMs, () => this.read(key, load));
+    if (entry.renewAfterMs !== undefined) this.loading.renewIfDue(key, entry, entry.renewAfterMs, this.options.retryMs, () => this.read(key, load));
     return entry.value;
   }
 
@@ -72,7 +81,11 @@ export class RenewingCache<V> {
     const generation = this.generation;
     const loadedAt = Date.now();
     const value = await load();
-    if (generation === this.generation) this.entries.set(key, { value, loadedAt }, this.options.ttlMs(value));
+    if (generation === this.generation) {
+      const ttlMs = this.options.ttlMs(value);
+      const renewAfterMs = this.options.renews?.(value) === false ? undefined : ttlMs * RENEW_AT;
+      this.entries.set(key, { value, loadedAt, renewAfterMs }, ttlMs);
+    }
     return value;
   }
 }

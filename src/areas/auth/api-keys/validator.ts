@@ -23,8 +23,6 @@ interface CachedKey {
 }
 
 const NEGATIVE_TTL_MS = 60_000;
-/** Share of the TTL after which a used entry is renewed ahead of its end. */
-const RENEW_AT = 0.8;
 const RENEW_RETRY_MS = 5_000;
 
 export class ApiKeyValidator {
@@ -42,7 +40,7 @@ export class ApiKeyValidator {
       maxEntries: 100_000,
       ttlMs: (entry) => (entry.keyId ? ttlMs : NEGATIVE_TTL_MS),
       // "No such key" entries just run out.
-      renewAfterMs: (entry) => (entry.keyId ? ttlMs * RENEW_AT : undefined),
+      renews: (entry) => Boolean(entry.keyId),
       retryMs: RENEW_RETRY_MS,
     });
     bus.subscribe((event) => {

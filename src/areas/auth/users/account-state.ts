@@ -14,8 +14,6 @@ export interface AccountState {
 }
 
 const TTL_MS = 60_000;
-/** Share of the TTL after which a used entry is renewed ahead of its end, as for API keys. */
-const RENEW_AT = 0.8;
 const RENEW_RETRY_MS = 5_000;
 
 export class AccountStates {
@@ -24,7 +22,7 @@ export class AccountStates {
 
   /** `ttlMs`: how long a state is trusted without a change event (tests shorten it). */
   constructor(private readonly db: Database, bus: InvalidationBus, ttlMs = TTL_MS) {
-    this.cache = new RenewingCache<AccountState | null>({ maxEntries: 50_000, ttlMs: () => ttlMs, renewAfterMs: () => ttlMs * RENEW_AT, retryMs: RENEW_RETRY_MS });
+    this.cache = new RenewingCache<AccountState | null>({ maxEntries: 50_000, ttlMs: () => ttlMs, retryMs: RENEW_RETRY_MS });
     bus.subscribe((event) => {
       if (event.kind === 'user') this.cache.invalidateKey(event.id);
       if (event.kind === 'tenant') this.cache.invalidateWhere((state) => state?.tenantId === event.id);

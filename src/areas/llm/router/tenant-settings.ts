@@ -9,14 +9,13 @@ import { tenantRepository } from '../../auth/tenants/repository.js';
 import { llmSettingsFrom } from '../../auth/tenants/settings.js';
 import type { TenantLlmSettings } from './types.js';
 
-// A safety net only: every change publishes an invalidation.
+// A safety net only: every change publishes an invalidation. Renewed from 8 minutes on.
 const TTL_MS = 10 * 60_000;
-const RENEW_AFTER_MS = 8 * 60_000;
 const RENEW_RETRY_MS = 60_000;
 
 export class TenantSettingsCache {
   // A read that overlapped an invalidation is used once but not cached, or it would undo the change.
-  private readonly cache = new RenewingCache<TenantLlmSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, renewAfterMs: () => RENEW_AFTER_MS, retryMs: RENEW_RETRY_MS });
+  private readonly cache = new RenewingCache<TenantLlmSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, retryMs: RENEW_RETRY_MS });
   private readonly unsubscribe: () => void;
 
   constructor(private readonly db: Database, bus: InvalidationBus) {
