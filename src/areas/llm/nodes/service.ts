@@ -10,7 +10,7 @@ import type { AppContext } from '../../../context.js';
 import { AppError, forbidden, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, isTenantAdmin, type Principal } from '../../../platform/identity.js';
-import type { NodeDefinition, NodeHealth } from '../router/node-runtime.js';
+import { ownedBy, serves, type NodeDefinition, type NodeHealth } from '../router/node-runtime.js';
 import { computeNodeRepository, type ComputeNodeChanges, type ComputeNodeRow } from './repository.js';
 import { definitionFromRow } from './definitions.js';
 import { UrlRefused, type UrlScope } from './url-guard.js';
@@ -63,9 +63,8 @@ function requireNodeAdmin(principal: Principal): void {
 
 function accessTo(principal: Principal, tenantIds: string[], source: NodeDefinition['source']): Access {
   if (isPlatformAdmin(principal)) return source === 'api' ? 'manage' : 'read';
-  if (tenantIds.length > 0 && !tenantIds.includes(principal.tenantId)) return 'none';
-  const own = tenantIds.length === 1 && tenantIds[0] === principal.tenantId;
-  return own && source === 'api' ? 'manage' : 'read';
+  if (!serves(tenantIds, principal.tenantId)) return 'none';
+  return ownedBy(tenantIds, principal.tenantId) && source === 'api' ? 'manage' : 'read';
 }
 
 export async function listNodes(ctx: AppContext, principal: Principal): Promise<ComputeNode[]> {

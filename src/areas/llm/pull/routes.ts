@@ -10,6 +10,7 @@ import { isPlatformAdmin } from '../../../platform/identity.js';
 import { problems } from '../../schemas.js';
 import { relayPull } from './relay.js';
 import { checkCallerUrl, urlScopeOf } from '../nodes/service.js';
+import { ownedBy } from '../router/node-runtime.js';
 import { checkPullBody, PULL_ENGINES, PullBody, PullParams, type PullEngine } from './schemas.js';
 
 export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
@@ -41,7 +42,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
           guard: ctx.llm.outboundGuard(urlScopeOf(principal)),
           calls: ctx.llm.calls,
           // On a node other tenants share, the model under a name may be another tenant's.
-          replace: isPlatformAdmin(principal) || (lease.node.tenantIds.length === 1 && lease.node.tenantIds[0] === principal.tenantId),
+          replace: isPlatformAdmin(principal) || ownedBy(lease.node.tenantIds, principal.tenantId),
           heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
           retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
           beforeSuccess: () => router.refresh(lease.node.id),

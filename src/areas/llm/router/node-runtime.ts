@@ -6,6 +6,16 @@ import type { NodeView } from './types.js';
 import type { UrlScope } from '../nodes/url-guard.js';
 
 export type NodeSource = 'config' | 'api';
+
+/** Whether a node with these tenants serves `tenantId` (none listed: every tenant). */
+export function serves(tenantIds: readonly string[], tenantId: string): boolean {
+  return tenantIds.length === 0 || tenantIds.includes(tenantId);
+}
+
+/** Whether it is the tenant's own node: it serves that tenant alone, so no other tenant shares what it holds. */
+export function ownedBy(tenantIds: readonly string[], tenantId: string): boolean {
+  return tenantIds.length === 1 && tenantIds[0] === tenantId;
+}
 export type HealthStatus = 'healthy' | 'unhealthy' | 'cooldown' | 'disabled' | 'unknown';
 
 /** A node as configured: from GATEWAY_NODES, the built-in local engine, or the compute_nodes table. */
@@ -82,8 +92,7 @@ export class NodeRuntime {
   }
 
   visibleTo(tenantId: string): boolean {
-    const { tenantIds } = this.definition;
-    return tenantIds.length === 0 || tenantIds.includes(tenantId);
+    return serves(this.definition.tenantIds, tenantId);
   }
 
   /** Takes requests now: enabled, healthy, current. */

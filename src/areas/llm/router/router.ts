@@ -4,7 +4,7 @@
 // the request path is in memory: node state here, tenant settings in their cache.
 import { EngineError, type EngineKind } from '../../../engines/types.js';
 import { AppError, validation } from '../../../platform/errors.js';
-import type { NodeRuntime } from './node-runtime.js';
+import { ownedBy, type NodeRuntime } from './node-runtime.js';
 import type { NodeRegistry } from './registry.js';
 import type { TenantSettingsCache } from './tenant-settings.js';
 import type { AvailableModel, Lease, ModelRouter, TenantLlmSettings } from './types.js';
@@ -104,7 +104,7 @@ export class Router implements ModelRouter {
       throw new AppError('SERVICE_UNAVAILABLE', `No healthy ${engine} compute node can take the pull right now. Retry later.`, { retryAfterSeconds: this.retryAfter(nodes) });
     }
     // The tenant's own node first: pulling into a shared node fills a disk other tenants share.
-    const own = healthy.filter((n) => n.definition.tenantIds.length === 1 && n.definition.tenantIds[0] === tenantId);
+    const own = healthy.filter((n) => ownedBy(n.definition.tenantIds, tenantId));
     return this.lease(this.leastBusy(own.length > 0 ? own : healthy));
   }
 
