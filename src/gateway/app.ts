@@ -8,7 +8,7 @@ import { pino, type DestinationStream } from 'pino';
 import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
 import { AccessLog } from './access-log.js';
-import { AppError } from '../platform/errors.js';
+import { shuttingDown } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { RouteLiterals } from './legacy-routes.js';
 import { registerErrorHandling, handleClientError } from './error-handler.js';
@@ -96,7 +96,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // streams that hijack the reply and write to it directly carry it too.
     reply.raw.setHeader(CORRELATION_HEADER, String(request.id));
     // Requests still arriving on open connections during shutdown: retry elsewhere.
-    if (closing) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.');
+    if (closing) throw shuttingDown();
   });
 
   // An empty body with a JSON content type is "no body", not a parse error:

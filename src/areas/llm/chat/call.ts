@@ -2,7 +2,7 @@
 // who asked, what was asked (defaults applied), and how its usage is recorded.
 import type { FastifyReply } from 'fastify';
 import type { ChatMessage, ChatRequest } from '../../../engines/types.js';
-import { AppError } from '../../../platform/errors.js';
+import { AppError, shuttingDown } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { ModelRouter } from '../router/types.js';
 import type { ClientWatch } from '../sse/client.js';
@@ -84,7 +84,7 @@ export class ChatCall {
     }
     if (client.interrupted()) {
       this.record(model, null, 'interrupted', { promptTokens: await countPromptTokens(this.messages), completionTokens: 0 });
-      throw shuttingDown();
+      throw shuttingDown({ retryAfterSeconds: 1 });
     }
     const failure = toHttpFailure(error, this.deps.retryAfterSeconds);
     this.record(model, null, failureStatus(failure), NO_TOKENS);
@@ -93,11 +93,6 @@ export class ChatCall {
 }
 
 export const NO_TOKENS: TokenUsage = { promptTokens: 0, completionTokens: 0 };
-
-/** Another replica (or this one, restarted) can take the request. */
-export function shuttingDown(): AppError {
-  return new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.', { retryAfterSeconds: 1 });
-}
 
 export function failureStatus(failure: unknown): UsageStatus {
   return failure instanceof AppError && failure.status === 503 ? 'unavailable' : 'engine_error';

@@ -6,7 +6,7 @@
 // The first frame is awaited before the headers go out, so a pull the engine
 // refuses outright (unreachable node, bad URL) is a plain HTTP error.
 import type { FastifyReply } from 'fastify';
-import { AppError } from '../../../platform/errors.js';
+import { AppError, shuttingDown } from '../../../platform/errors.js';
 import { EngineError, type OutboundGuard, type PullProgress } from '../../../engines/types.js';
 import { ABORTED, AbortableReader } from '../sse/client.js';
 import type { OpenCalls } from '../sse/open-calls.js';
@@ -47,7 +47,7 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
     } catch (error) {
       release(nodeOutcome(error));
       if (client.gone()) return void reply.hijack();
-      if (client.interrupted()) throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the pull.', { retryAfterSeconds: 1 });
+      if (client.interrupted()) throw shuttingDown({ retryAfterSeconds: 1 });
       throw beforeFirstFrame(error, job.retryAfterSeconds);
     }
     const headers = reply.getHeaders();
