@@ -56,7 +56,8 @@ async function relay(
       sse.open(headers);
       await sse.send(metadataFrame(metadataChoices));
     }
-    while (!client.gone() && !client.interrupted()) {
+    // Aborted: the client went away, or the server is shutting down.
+    while (!client.signal.aborted) {
       const next = await reader.next();
       if (next === ABORTED || next.done) break;
       if (next.value.type === 'end') {
@@ -83,23 +84,16 @@ async function relay(
     call.record(model, lease.node.id, 'client_closed', await completeUsage(undefined, call.messages, text));
     return;
   }
-  if (end === undefined && client.interrupted()) {
-    // The server is shutting down: the client hears why, and can retry elsewhere.
-    await sse.send(errorFrame(SHUTDOWN_MESSAGE, 'server_shutting_down'));
-    await sse.write(DONE);
-    sse.end();
-    lease.release('ok');
-    call.record(model, lease.node.id, 'interrupted', await completeUsage(undefined, call.messages, text));
-    return;
-  }
   if (end === undefined) {
-    // Mid-stream death (or a stream that stopped without its end): say so in band, never hang.
-    reply.log.warn({ err: failure, nodeId: lease.node.id, model }, 'engine failed mid-stream');
-    await sse.send(errorFrame(midStreamMessage(failure)));
+    // The server shutting down (the client can retry elsewhere; not the node's fault), or a
+    // mid-stream death or a stream that stopped without its end: said in band, never a hang.
+    const stopped = client.interrupted();
+    if (!stopped) reply.log.warn({ err: failure, nodeId: lease.node.id, model }, 'engine failed mid-stream');
+    await sse.send(stopped ? errorFrame(SHUTDOWN_MESSAGE, 'server_shutting_down') : errorFrame(midStreamMessage(failure)));
     await sse.write(DONE);
     sse.end();
-    lease.release('failed');
-    call.record(model, lease.node.id, 'engine_error', await completeUsage(undefined, call.messages, text));
+    lease.release(stopped ? 'ok' : 'failed');
+    call.record(model, lease.node.id, stopped ? 'interrupted' : 'engine_error', await completeUsage(undefined, call.messages, text));
     return;
   }
   const usage = await completeUsage(end.usage, call.messages, text);
