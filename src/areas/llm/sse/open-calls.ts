@@ -62,8 +62,7 @@ export class OpenCalls {
     this.timer.unref();
   }
 
-  /** Interrupts every open call now. */
-  interruptAll(): void {
+  private interruptAll(): void {
     clearTimeout(this.timer);
     for (const res of this.responses()) res.emit(INTERRUPT);
   }
