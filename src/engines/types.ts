@@ -35,8 +35,16 @@ export interface ChatResult {
   usage: EngineUsage;
 }
 
-/** What a chat stream yields: text as it is generated, then exactly one `end`. */
+/** What a chat stream carries: text as it is generated, then exactly one `end`. */
 export type ChatChunk = { type: 'delta'; content: string } | { type: 'end'; finishReason: FinishReason; usage: EngineUsage };
+
+/**
+ * What a chat stream yields: the chunks that one read of the engine's answer
+ * completed, in order, never none. Tokens arrive in bursts (a TCP read, a child's
+ * messages): handing them over together lets the consumer write them to its client
+ * at once, instead of a round of promises per token.
+ */
+export type ChatBatch = ChatChunk[];
 
 export interface EngineModel {
   /** Usable as `model` on this engine. */
@@ -132,9 +140,10 @@ export interface Engine {
    * Opens a stream. The promise settles once the engine has accepted the request
    * (HTTP status known, model loaded): failures up to then reject with a
    * (possibly retryable) EngineError and nothing has been sent to the client.
-   * Failures while iterating are mid-stream: they throw EngineError and are never retried.
+   * Failures while iterating are mid-stream: they throw EngineError and are never
+   * retried; the chunks read before the failure still come first, in a batch of their own.
    */
-  chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>>;
+  chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>>;
   embed(request: EmbedRequest): Promise<number[][]>;
   /** Engines that cannot pull models throw EngineError('rejected'). */
   pull(request: PullRequest): AsyncIterable<PullProgress>;

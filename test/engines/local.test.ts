@@ -12,7 +12,7 @@ import { LocalEngine } from '../../src/engines/local/adapter.js';
 import { EngineError, type ChatChunk, type ChatRequest, type PullProgress } from '../../src/engines/types.js';
 import { TEST_TMP } from '../helpers/paths.js';
 import { tinyGgufBytes, writeTinyGguf } from '../helpers/tiny-gguf.js';
-import { collect, never, rejectsWith } from './support.js';
+import { chunksOf, collect, never, rejectsWith } from './support.js';
 
 const root = path.join(TEST_TMP, `local-engine-${process.pid}`);
 const modelsDir = path.join(root, 'models');
@@ -105,7 +105,7 @@ describe('local engine (llama.cpp child process)', () => {
   });
 
   it('chatStream: deltas, then one end with usage matching the JSON answer', async () => {
-    const chunks: ChatChunk[] = await collect(await engine.chatStream(chatRequest({ maxTokens: 40 })));
+    const chunks: ChatChunk[] = await collect(chunksOf(await engine.chatStream(chatRequest({ maxTokens: 40 }))));
     const end = chunks.at(-1)!;
     assert.equal(end.type, 'end');
     const deltas = chunks.slice(0, -1);
@@ -154,7 +154,7 @@ describe('local engine (llama.cpp child process)', () => {
     const controller = new AbortController();
     const stream = await engine.chatStream(chatRequest({ model: 'endless', maxTokens: 4000, signal: controller.signal }));
     const iterator = stream[Symbol.asyncIterator]();
-    for (let i = 0; i < 3; i++) assert.equal((await iterator.next()).value?.type, 'delta');
+    for (let i = 0; i < 3; i++) assert.equal((await iterator.next()).value?.[0]?.type, 'delta');
     const abortedAt = performance.now();
     controller.abort();
     await rejectsWith(iterator.next(), 'aborted');
@@ -188,16 +188,17 @@ describe('local engine (llama.cpp child process)', () => {
   it('a stalled reader pauses generation (bounded buffering) and resumes it', async () => {
     const stream = await engine.chatStream(chatRequest({ model: 'endless', maxTokens: 400 }));
     const iterator = stream[Symbol.asyncIterator]();
-    await iterator.next();
+    const first = await iterator.next();
     // 400 tokens take ~0.2-0.5 s unpaused; paused, the next request for the model cannot start.
     let secondStarted = false;
     const second = engine.chatStream(chatRequest({ model: 'endless', maxTokens: 3 })).then((s) => ((secondStarted = true), s));
     await sleep(1500);
     assert.equal(secondStarted, false, 'the first generation ran on while its reader was stalled');
-    let deltas = 1;
-    for (let step = await iterator.next(); !step.done; step = await iterator.next()) if (step.value.type === 'delta') deltas++;
+    const isDelta = (chunk: ChatChunk) => chunk.type === 'delta';
+    let deltas = first.done ? 0 : first.value.filter(isDelta).length;
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) deltas += step.value.filter(isDelta).length;
     assert.ok(deltas > 50, `only ${deltas} deltas`);
-    const rest = await collect(await second);
+    const rest = await collect(chunksOf(await second));
     assert.equal(rest.at(-1)?.type, 'end');
   });
 
@@ -210,12 +211,13 @@ describe('local engine (llama.cpp child process)', () => {
         if (!(outcome instanceof Error)) break;
         if (attempt >= 10 || !(outcome instanceof EngineError && outcome.failure === 'timeout')) throw outcome;
       }
-      // A reader taking a chunk every 100 ms holds the model (paused generation) without ever stalling.
+      // A reader taking a batch (at most a window of 16 tokens) every 500 ms holds the model (paused
+      // generation) for seconds, without ever stalling for the 1.5 s that would cut it off.
       let reading = true;
       const slowStream = await quick.chatStream(chatRequest({ model: 'endless', maxTokens: 200 }));
       const slow = (async () => {
-        for await (const _chunk of slowStream) {
-          await sleep(100);
+        for await (const _batch of slowStream) {
+          await sleep(500);
           if (!reading) break;
         }
       })();
@@ -394,7 +396,10 @@ describe('local engine (llama.cpp child process)', () => {
       await rejectsWith(collect(engine.pull({ model: 'crash-pull', url: `${base}/crash.gguf`, signal: never })), 'rejected', /refused: loading it crashed llama.cpp.*SIGABRT/);
       assert.equal(startedChildren(), children + 1);
       let tokens = 0;
-      for (let step = await inFlight.next(); !step.done; step = await inFlight.next()) if (step.value.type === 'end') tokens = step.value.usage.completionTokens!;
+      for (let step = await inFlight.next(); !step.done; step = await inFlight.next()) {
+        const last = step.value.at(-1)!;
+        if (last.type === 'end') tokens = last.usage.completionTokens!;
+      }
       assert.equal(tokens, 200);
       const listed = await ids(engine);
       assert.ok(!listed.includes('junk-pull') && !listed.includes('crash-pull'));

@@ -7,7 +7,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { OllamaEngine } from '../../src/engines/ollama/adapter.js';
 import type { ChatChunk, ChatRequest, EngineError, EngineFailure, PullProgress } from '../../src/engines/types.js';
 import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines.js';
-import { chatRequest, collect, never, rejectsWith, text } from './support.js';
+import { chatRequest, chunksOf, collect, never, rejectsWith, text } from './support.js';
 
 describe('Ollama engine adapter', () => {
   let fake: FakeEngine;
@@ -52,7 +52,7 @@ describe('Ollama engine adapter', () => {
 
   it('streams NDJSON deltas in order, then one end with usage (or undefined counts)', async () => {
     fake.behaviour = { reply: 'one two three' };
-    const chunks = await collect(await engine.chatStream(chatRequest()));
+    const chunks = await collect(chunksOf(await engine.chatStream(chatRequest())));
     assert.deepEqual(chunks, [
       { type: 'delta', content: 'one' },
       { type: 'delta', content: ' two' },
@@ -60,10 +60,10 @@ describe('Ollama engine adapter', () => {
       { type: 'end', finishReason: 'stop', usage: { promptTokens: 6, completionTokens: 3 } },
     ]);
     assert.equal(fake.requests.at(-1)!.body.stream, true);
-    const cut = await collect(await engine.chatStream(chatRequest({ maxTokens: 1 })));
+    const cut = await collect(chunksOf(await engine.chatStream(chatRequest({ maxTokens: 1 }))));
     assert.deepEqual(cut.at(-1), { type: 'end', finishReason: 'length', usage: { promptTokens: 6, completionTokens: 1 } });
     fake.behaviour = { reply: 'one two', noUsage: true };
-    const bare = await collect(await engine.chatStream(chatRequest()));
+    const bare = await collect(chunksOf(await engine.chatStream(chatRequest())));
     assert.equal(text(bare), 'one two');
     assert.deepEqual(bare.at(-1), { type: 'end', finishReason: 'stop', usage: {} });
     assert.deepEqual((await engine.chat(chatRequest())).usage, {});
@@ -82,7 +82,7 @@ describe('Ollama engine adapter', () => {
     const fresh = new OllamaEngine({ url: fake.url, timeoutMs: 5000 });
     const before = fake.connections();
     for (let i = 0; i < 3; i++) {
-      assert.equal((await collect(await fresh.chatStream(chatRequest()))).at(-1)?.type, 'end');
+      assert.equal((await collect(chunksOf(await fresh.chatStream(chatRequest())))).at(-1)?.type, 'end');
       await nextTurn(); // undici hands a socket back one event-loop turn after the answer ended
       assert.equal((await fresh.chat(chatRequest())).finishReason, 'stop');
       await nextTurn();
@@ -185,7 +185,7 @@ describe('Ollama engine adapter', () => {
       const seen: ChatChunk[] = [];
       await rejectsWith(
         (async () => {
-          for await (const c of await engine.chatStream(chatRequest())) seen.push(c);
+          for await (const c of chunksOf(await engine.chatStream(chatRequest()))) seen.push(c);
         })(),
         'upstream_error',
         (err) => assert.equal(err.retryable, false),
@@ -201,19 +201,20 @@ describe('Ollama engine adapter', () => {
         await sleep(5);
         res.write('age":{"role":"assistant","content":"lo"},"done":false}\n');
         await sleep(5);
-        res.end('{"error":"llama runner process has terminated"}\n');
+        // Text and the error in one read: the text still comes first.
+        res.end('{"model":"m","message":{"role":"assistant","content":"!"},"done":false}\n{"error":"llama runner process has terminated"}\n');
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const scripted = new OllamaEngine({ url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, timeoutMs: 2000 });
       const partial: ChatChunk[] = [];
       await rejectsWith(
         (async () => {
-          for await (const c of await scripted.chatStream(chatRequest({ model: 'm' }))) partial.push(c);
+          for await (const c of chunksOf(await scripted.chatStream(chatRequest({ model: 'm' })))) partial.push(c);
         })(),
         'upstream_error',
         (err) => assert.match(err.message, /llama runner process has terminated/),
       );
-      assert.equal(text(partial), 'Hello');
+      assert.equal(text(partial), 'Hello!');
       await scripted.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -227,13 +228,13 @@ describe('Ollama engine adapter', () => {
       const controller = new AbortController();
       await rejectsWith(
         (async () => {
-          for await (const c of await engine.chatStream(chatRequest({ signal: controller.signal }))) if (c.type === 'delta') controller.abort();
+          for await (const c of chunksOf(await engine.chatStream(chatRequest({ signal: controller.signal })))) if (c.type === 'delta') controller.abort();
         })(),
         'aborted',
       );
       await fake.waitForAbort(++aborted, 1000);
 
-      for await (const c of await engine.chatStream(chatRequest())) if (c.type === 'delta') break;
+      for await (const c of chunksOf(await engine.chatStream(chatRequest()))) if (c.type === 'delta') break;
       await fake.waitForAbort(++aborted, 1000);
 
       for (const [behaviour, call] of [
@@ -254,7 +255,7 @@ describe('Ollama engine adapter', () => {
       fake.behaviour = { reply: 'the quick brown fox jumps over the lazy dog again', repeat: 50_000 };
       const bytesBefore = fake.bytesWritten();
       const iterator = (await engine.chatStream(chatRequest({ maxTokens: 1_000_000 })))[Symbol.asyncIterator]();
-      for (let i = 0; i < 5; i++) assert.equal((await iterator.next()).done, false);
+      assert.equal((await iterator.next()).done, false);
       await sleep(300);
       const stalled = fake.bytesWritten() - bytesBefore;
       await sleep(300);

@@ -9,7 +9,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
 import type { ChatChunk, ChatRequest, EngineError, EngineFailure } from '../../src/engines/types.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
-import { chatRequest, collect, never, rejectsWith, text } from './support.js';
+import { chatRequest, chunksOf, collect, never, rejectsWith, text } from './support.js';
 
 /** A loopback server that answers every request with exactly what `script` writes, counting connections. */
 async function scripted(script: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>) {
@@ -61,7 +61,7 @@ describe('OpenAI-compatible engine adapter', () => {
     const stream = await engine.chatStream(chatRequest());
     await sleep(20);
     assert.equal(fake.inFlight(), 1);
-    const chunks = await collect(stream);
+    const chunks = await collect(chunksOf(stream));
     assert.equal(text(chunks), 'Fake answer to: tell me about otters');
     assert.equal(fake.inFlight(), 0);
     assert.equal(fake.chatRequests(), chatsBefore + 1);
@@ -109,14 +109,14 @@ describe('OpenAI-compatible engine adapter', () => {
     const result = await engine.chat(chatRequest({ maxTokens: 2 }));
     assert.equal(result.content, 'Fake answer');
     assert.equal(result.finishReason, 'length');
-    const chunks = await collect(await engine.chatStream(chatRequest({ maxTokens: 3 })));
+    const chunks = await collect(chunksOf(await engine.chatStream(chatRequest({ maxTokens: 3 }))));
     assert.equal(text(chunks), 'Fake answer to:');
     assert.deepEqual(chunks.at(-1), { type: 'end', finishReason: 'length', usage: { promptTokens: 6, completionTokens: 3 } });
   });
 
   it('streams deltas in order, then one end with usage; without usage the counts are undefined', async () => {
     fake.behaviour = { reply: 'one two three four' };
-    const chunks = await collect(await engine.chatStream(chatRequest()));
+    const chunks = await collect(chunksOf(await engine.chatStream(chatRequest())));
     assert.deepEqual(chunks, [
       { type: 'delta', content: 'one' },
       { type: 'delta', content: ' two' },
@@ -125,7 +125,7 @@ describe('OpenAI-compatible engine adapter', () => {
       { type: 'end', finishReason: 'stop', usage: { promptTokens: 6, completionTokens: 4 } },
     ]);
     fake.behaviour = { reply: 'one two', noUsage: true };
-    const bare = await collect(await engine.chatStream(chatRequest()));
+    const bare = await collect(chunksOf(await engine.chatStream(chatRequest())));
     assert.deepEqual(bare.at(-1), { type: 'end', finishReason: 'stop', usage: {} });
     assert.equal(text(bare), 'one two');
     const json = await engine.chat(chatRequest());
@@ -147,7 +147,7 @@ describe('OpenAI-compatible engine adapter', () => {
     const fresh = new OpenAIEngine({ url: fake.url, timeoutMs: 5000 });
     const before = fake.connections();
     for (let i = 0; i < 5; i++) {
-      assert.equal((await collect(await fresh.chatStream(chatRequest()))).at(-1)?.type, 'end');
+      assert.equal((await collect(chunksOf(await fresh.chatStream(chatRequest())))).at(-1)?.type, 'end');
       // undici hands a socket back one event-loop turn after the answer ended (pipelining 1);
       // requests from different clients are at least that far apart.
       await nextTurn();
@@ -236,7 +236,7 @@ describe('OpenAI-compatible engine adapter', () => {
       const seen: ChatChunk[] = [];
       await rejectsWith(
         (async () => {
-          for await (const chunk of stream) seen.push(chunk);
+          for await (const chunk of chunksOf(stream)) seen.push(chunk);
         })(),
         'upstream_error',
         (err) => assert.equal(err.retryable, false),
@@ -253,7 +253,7 @@ describe('OpenAI-compatible engine adapter', () => {
       const seen: ChatChunk[] = [];
       await rejectsWith(
         (async () => {
-          for await (const c of await broken.chatStream(chatRequest())) seen.push(c);
+          for await (const c of chunksOf(await broken.chatStream(chatRequest()))) seen.push(c);
         })(),
         'upstream_error',
         (err) => {
@@ -265,9 +265,24 @@ describe('OpenAI-compatible engine adapter', () => {
       await broken.close();
       await inBand.close();
 
+      // Text and a bad frame in one read: the text is still handed over, in a batch before the failure.
+      const oneRead = await scripted(sse([`${frame('so')}${frame(' far')}data: {not json}\n\n${frame('lost')}data: [DONE]\n\n`]));
+      const garbled = new OpenAIEngine({ url: oneRead.url, timeoutMs: 2000 });
+      const batches: ChatChunk[][] = [];
+      await rejectsWith(
+        (async () => {
+          for await (const batch of await garbled.chatStream(chatRequest())) batches.push(batch);
+        })(),
+        'upstream_error',
+        (err) => assert.match(err.message, /not JSON/),
+      );
+      assert.deepEqual(batches, [[{ type: 'delta', content: 'so' }, { type: 'delta', content: ' far' }]]);
+      await garbled.close();
+      await oneRead.close();
+
       const truncated = await scripted(sse([frame('hi'), frame(' there')]));
       const cut = new OpenAIEngine({ url: truncated.url, timeoutMs: 2000 });
-      await rejectsWith(collect(await cut.chatStream(chatRequest())), 'upstream_error', (err) => assert.match(err.message, /without \[DONE\]/));
+      await rejectsWith(collect(chunksOf(await cut.chatStream(chatRequest()))), 'upstream_error', (err) => assert.match(err.message, /without \[DONE\]/));
       await cut.close();
       await truncated.close();
     });
@@ -287,7 +302,7 @@ describe('OpenAI-compatible engine adapter', () => {
       });
       const remote = new OpenAIEngine({ url: endless.url, timeoutMs: 5000 });
       const started = performance.now();
-      await rejectsWith(collect(await remote.chatStream(chatRequest())), 'upstream_error', (err) => {
+      await rejectsWith(collect(chunksOf(await remote.chatStream(chatRequest()))), 'upstream_error', (err) => {
         assert.match(err.message, /line longer than 8388608 characters/);
         assert.equal(err.retryable, false);
       });
@@ -316,7 +331,7 @@ describe('OpenAI-compatible engine adapter', () => {
       const server = await scripted(sse(parts));
       const remote = new OpenAIEngine({ url: server.url, timeoutMs: 2000 });
       for (let round = 0; round < 5; round++) {
-        const chunks = await collect(await remote.chatStream(chatRequest()));
+        const chunks = await collect(chunksOf(await remote.chatStream(chatRequest())));
         assert.deepEqual(chunks, [
           { type: 'delta', content: 'Grüße' },
           { type: 'delta', content: ' 🦦' },
@@ -376,7 +391,7 @@ describe('OpenAI-compatible engine adapter', () => {
       const started = Date.now();
       await rejectsWith(
         (async () => {
-          for await (const chunk of stream) if (chunk.type === 'delta') controller.abort();
+          for await (const chunk of chunksOf(stream)) if (chunk.type === 'delta') controller.abort();
         })(),
         'aborted',
       );
@@ -406,7 +421,7 @@ describe('OpenAI-compatible engine adapter', () => {
     it('cancels the upstream when the consumer stops iterating early', async () => {
       fake.behaviour = { reply: 'a b c d e f g h i j', tokenDelayMs: 50 };
       const aborted = fake.aborted();
-      for await (const chunk of await engine.chatStream(chatRequest())) if (chunk.type === 'delta') break;
+      for await (const chunk of chunksOf(await engine.chatStream(chatRequest()))) if (chunk.type === 'delta') break;
       await fake.waitForAbort(aborted + 1, 1000);
       // A stream that is never iterated can still be given back.
       const unused = await engine.chatStream(chatRequest());
@@ -422,17 +437,21 @@ describe('OpenAI-compatible engine adapter', () => {
     fake.behaviour = { reply, repeat };
     const bytesBefore = fake.bytesWritten();
     const iterator = (await engine.chatStream(chatRequest({ maxTokens: 1_000_000 })))[Symbol.asyncIterator]();
-    for (let i = 0; i < 5; i++) assert.equal((await iterator.next()).done, false);
-    await sleep(300);
-    const stalled = fake.bytesWritten() - bytesBefore;
-    await sleep(300);
-    const later = fake.bytesWritten() - bytesBefore;
-    assert.equal(later, stalled, 'nothing more written while nobody reads');
-    assert.ok(stalled < 5_000_000, `only socket and stream buffers fill up (${stalled} bytes of ~60 MB)`);
-    // Reading resumes the flow.
-    for (let i = 0; i < 20_000; i++) assert.equal((await iterator.next()).done, false);
-    assert.ok(fake.bytesWritten() - bytesBefore > stalled);
-    await iterator.return!();
-    fake.behaviour = {};
+    try {
+      assert.equal((await iterator.next()).done, false);
+      await sleep(300);
+      const stalled = fake.bytesWritten() - bytesBefore;
+      await sleep(300);
+      const later = fake.bytesWritten() - bytesBefore;
+      assert.equal(later, stalled, 'nothing more written while nobody reads');
+      assert.ok(stalled < 5_000_000, `only socket and stream buffers fill up (${stalled} bytes of ~60 MB)`);
+      // Reading resumes the flow.
+      const deadline = Date.now() + 5000;
+      while (fake.bytesWritten() - bytesBefore <= stalled && Date.now() < deadline) assert.equal((await iterator.next()).done, false);
+      assert.ok(fake.bytesWritten() - bytesBefore > stalled);
+    } finally {
+      await iterator.return!();
+      fake.behaviour = {};
+    }
   });
 });

@@ -1,7 +1,7 @@
 // What the engine adapter tests share: a request against the loopback fakes, reading
 // a stream to its end, and asserting which EngineError a call fails with.
 import assert from 'node:assert/strict';
-import { EngineError, type ChatChunk, type ChatRequest, type EngineFailure } from '../../src/engines/types.js';
+import { EngineError, type ChatBatch, type ChatChunk, type ChatRequest, type EngineFailure } from '../../src/engines/types.js';
 
 /** A signal that never fires. */
 export const never = new AbortController().signal;
@@ -25,6 +25,11 @@ export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
   const items: T[] = [];
   for await (const item of stream) items.push(item);
   return items;
+}
+
+/** A chat stream's chunks one at a time, across its batches; ending early ends the stream, as breaking out of it does. */
+export async function* chunksOf(stream: AsyncIterable<ChatBatch>): AsyncGenerator<ChatChunk, void, undefined> {
+  for await (const batch of stream) yield* batch;
 }
 
 /** The text of the deltas. */

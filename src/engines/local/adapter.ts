@@ -10,7 +10,7 @@
 import type { LookupFunction } from 'node:net';
 import {
   EngineError,
-  type ChatChunk,
+  type ChatBatch,
   type ChatRequest,
   type ChatResult,
   type EmbedRequest,
@@ -89,14 +89,16 @@ export class LocalEngine implements Engine {
 
   async chat(request: ChatRequest): Promise<ChatResult> {
     let content = '';
-    for await (const chunk of await this.chatStream(request)) {
-      if (chunk.type === 'delta') content += chunk.content;
-      else return { content, finishReason: chunk.finishReason, usage: chunk.usage };
+    for await (const batch of await this.chatStream(request)) {
+      for (const chunk of batch) {
+        if (chunk.type === 'delta') content += chunk.content;
+        else return { content, finishReason: chunk.finishReason, usage: chunk.usage };
+      }
     }
     throw new EngineError('upstream_error', 'The local engine ended the generation without a result.');
   }
 
-  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
+  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
     request.signal.throwIfAborted();
     // llama.cpp reads 0 as "no limit".
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw new EngineError('rejected', 'maxTokens must be a positive integer.');

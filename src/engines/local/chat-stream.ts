@@ -2,13 +2,13 @@
 // chunks. The child may run at most WINDOW deltas ahead of the consumer; each
 // batch the consumer takes is credited back, so a stalled reader pauses llama.cpp
 // instead of growing memory here.
-import { EngineError, type ChatChunk } from '../types.js';
+import { EngineError, type ChatBatch, type ChatChunk } from '../types.js';
 import type { ChildHost, ChildListener, Outgoing } from './child-host.js';
 import type { ChildMessage } from './protocol.js';
 
 export const WINDOW = 16;
 
-export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
+export class ChatStream implements ChildListener, AsyncIterable<ChatBatch> {
   private readonly queue: ChatChunk[] = [];
   private failure: EngineError | undefined;
   private wake: (() => void) | undefined;
@@ -90,15 +90,16 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
     this.onSettled();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<ChatChunk> {
+  async *[Symbol.asyncIterator](): AsyncIterator<ChatBatch> {
     try {
       for (;;) {
-        const chunk = this.queue.shift();
-        if (chunk) {
+        if (this.queue.length > 0) {
+          // Everything queued goes in one batch: it is at most WINDOW deltas (and the end).
+          const batch = this.queue.splice(0);
           this.lastTakenAt = performance.now();
-          if (chunk.type === 'delta') this.credit();
-          yield chunk;
-          if (chunk.type === 'end') return;
+          this.credit(batch.length - (batch.at(-1)!.type === 'end' ? 1 : 0));
+          yield batch;
+          if (batch.at(-1)!.type === 'end') return;
           continue;
         }
         if (this.failure) throw this.failure;
@@ -129,8 +130,10 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatChunk> {
     this.stallTimer.unref();
   }
 
-  private credit(): void {
-    if (++this.consumedSinceCredit < WINDOW / 2) return;
+  /** The reader took `deltas` more: the child may run that much further ahead (told in steps of half the window). */
+  private credit(deltas: number): void {
+    this.consumedSinceCredit += deltas;
+    if (this.consumedSinceCredit < WINDOW / 2) return;
     this.host.post({ op: 'credit', id: this.id, n: this.consumedSinceCredit });
     this.consumedSinceCredit = 0;
   }

@@ -5,7 +5,7 @@ import { engineError, streamError } from '../http/errors.js';
 import { LineSplitter } from '../http/lines.js';
 import { cancellable, release } from '../http/stream.js';
 import type {
-  ChatChunk,
+  ChatBatch,
   ChatRequest,
   ChatResult,
   EmbedRequest,
@@ -56,23 +56,34 @@ export class OllamaEngine implements Engine {
     return { content: typeof content === 'string' ? content : '', finishReason: finishReasonOf(answer), usage: usageOf(answer) };
   }
 
-  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
+  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
     const response = await this.http.send('POST', '/api/chat', chatBody(request, true), request.signal, request.model);
     return cancellable(response.body, this.chunks(response.body, request));
   }
 
-  private async *chunks(body: ResponseBody, request: ChatRequest): AsyncGenerator<ChatChunk, void, undefined> {
+  private async *chunks(body: ResponseBody, request: ChatRequest): AsyncGenerator<ChatBatch, void, undefined> {
     let done = false;
     try {
-      for await (const frame of this.frames<OllamaChatFrame>(body)) {
+      for await (const frames of this.frames<OllamaChatFrame>(body)) {
         if (done) continue; // read the rest so the connection stays reusable
-        if (typeof frame.error === 'string') throw this.reported(frame.error, request.model, false);
-        const content = frame.message?.content;
-        if (typeof content === 'string' && content !== '') yield { type: 'delta', content };
-        if (frame.done === true) {
-          done = true;
-          yield { type: 'end', finishReason: finishReasonOf(frame), usage: usageOf(frame) };
+        const batch: ChatBatch = [];
+        // An error frame fails the stream, but only after the text before it has been handed over.
+        let failure: EngineError | undefined;
+        for (const frame of frames) {
+          if (typeof frame.error === 'string') {
+            failure = this.reported(frame.error, request.model, false);
+            break;
+          }
+          const content = frame.message?.content;
+          if (typeof content === 'string' && content !== '') batch.push({ type: 'delta', content });
+          if (frame.done === true) {
+            done = true;
+            batch.push({ type: 'end', finishReason: finishReasonOf(frame), usage: usageOf(frame) });
+            break;
+          }
         }
+        if (batch.length > 0) yield batch;
+        if (failure) throw failure;
       }
       if (!done) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream before done`, { retryable: false });
     } catch (err) {
@@ -95,15 +106,17 @@ export class OllamaEngine implements Engine {
     const body = response.body;
     let succeeded = false;
     try {
-      for await (const frame of this.frames<OllamaPullFrame>(body)) {
-        if (typeof frame.error === 'string') throw this.pullError(frame.error, request.model);
-        if (typeof frame.status !== 'string') continue;
-        const progress: PullProgress = { status: frame.status };
-        if (typeof frame.digest === 'string') progress.digest = frame.digest;
-        if (typeof frame.total === 'number') progress.total = frame.total;
-        if (typeof frame.completed === 'number') progress.completed = frame.completed;
-        if (frame.status === 'success') succeeded = true;
-        yield progress;
+      for await (const frames of this.frames<OllamaPullFrame>(body)) {
+        for (const frame of frames) {
+          if (typeof frame.error === 'string') throw this.pullError(frame.error, request.model);
+          if (typeof frame.status !== 'string') continue;
+          const progress: PullProgress = { status: frame.status };
+          if (typeof frame.digest === 'string') progress.digest = frame.digest;
+          if (typeof frame.total === 'number') progress.total = frame.total;
+          if (typeof frame.completed === 'number') progress.completed = frame.completed;
+          if (frame.status === 'success') succeeded = true;
+          yield progress;
+        }
       }
       if (!succeeded) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended the pull of "${request.model}" without success`, { retryable: false });
     } catch (err) {
@@ -117,8 +130,11 @@ export class OllamaEngine implements Engine {
     return this.http.close();
   }
 
-  /** Parses the NDJSON body line by line as the caller pulls. */
-  private async *frames<T>(body: ResponseBody): AsyncGenerator<T, void, undefined> {
+  /**
+   * Parses the NDJSON body as the caller pulls: the frames each read completed, together.
+   * A line that is not JSON fails the stream, after the frames before it.
+   */
+  private async *frames<T>(body: ResponseBody): AsyncGenerator<T[], void, undefined> {
     const splitter = new LineSplitter();
     const lines: string[] = [];
     let ended = false;
@@ -131,18 +147,20 @@ export class OllamaEngine implements Engine {
       } else {
         splitter.push(next.value, lines);
       }
-      for (let i = 0; i < lines.length; i++) {
+      const frames: T[] = [];
+      let malformed = false;
+      for (let i = 0; i < lines.length && !malformed; i++) {
         const line = lines[i]!;
         if (line.trim() === '') continue;
-        let frame: T;
         try {
-          frame = JSON.parse(line) as T;
+          frames.push(JSON.parse(line) as T);
         } catch {
-          throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream line that is not JSON`, { retryable: false });
+          malformed = true;
         }
-        yield frame;
       }
       lines.length = 0;
+      if (frames.length > 0) yield frames;
+      if (malformed) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream line that is not JSON`, { retryable: false });
     }
   }
 

@@ -7,7 +7,7 @@ import { cancellable, release } from '../http/stream.js';
 import type { ResponseBody } from '../http/client.js';
 import {
   EngineError,
-  type ChatChunk,
+  type ChatBatch,
   type ChatRequest,
   type ChatResult,
   type EmbedRequest,
@@ -58,12 +58,12 @@ export class OpenAIEngine implements Engine {
     return { content: typeof content === 'string' ? content : '', finishReason: finishReasonOf(choice.finish_reason) ?? 'stop', usage: usageOf(answer.usage) };
   }
 
-  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatChunk>> {
+  async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
     const response = await this.http.send('POST', '/v1/chat/completions', chatBody(request, true), request.signal, request.model);
     return cancellable(response.body, this.chunks(response.body, request.signal));
   }
 
-  private async *chunks(body: ResponseBody, signal: AbortSignal): AsyncGenerator<ChatChunk, void, undefined> {
+  private async *chunks(body: ResponseBody, signal: AbortSignal): AsyncGenerator<ChatBatch, void, undefined> {
     const sse = new SseParser();
     const events: string[] = [];
     let finishReason: FinishReason = 'stop';
@@ -73,7 +73,10 @@ export class OpenAIEngine implements Engine {
       for await (const chunk of body as AsyncIterable<Buffer>) {
         if (done) continue; // after [DONE]: read the (empty) rest so the connection stays reusable
         sse.push(chunk, events);
-        for (let i = 0; i < events.length && !done; i++) {
+        const batch: ChatBatch = [];
+        // A bad frame fails the stream, but only after the text before it has been handed over.
+        let failure: EngineError | undefined;
+        for (let i = 0; i < events.length; i++) {
           const data = events[i]!;
           if (data === '[DONE]') {
             done = true;
@@ -83,24 +86,30 @@ export class OpenAIEngine implements Engine {
           try {
             frame = JSON.parse(data) as OpenAIChatChunk;
           } catch {
-            throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream frame that is not JSON`, { retryable: false });
+            failure = engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream frame that is not JSON`, { retryable: false });
+            break;
           }
-          if (frame.error) throw inBandError(this.http, frame.error, signal, false);
+          if (frame.error) {
+            failure = inBandError(this.http, frame.error, signal, false);
+            break;
+          }
           if (frame.usage) usage = usageOf(frame.usage);
           const choice = frame.choices?.[0];
           if (choice === undefined) continue;
           const reason = finishReasonOf(choice.finish_reason);
           if (reason !== undefined) finishReason = reason;
           const content = choice.delta?.content;
-          if (typeof content === 'string' && content !== '') yield { type: 'delta', content };
+          if (typeof content === 'string' && content !== '') batch.push({ type: 'delta', content });
         }
         events.length = 0;
-        if (done) yield { type: 'end', finishReason, usage };
+        if (done) batch.push({ type: 'end', finishReason, usage });
+        if (batch.length > 0) yield batch;
+        if (failure) throw failure;
       }
       if (!done) {
         // A last event without its blank line still counts, as long as it is [DONE].
         sse.end(events);
-        if (events.includes('[DONE]')) yield { type: 'end', finishReason, usage };
+        if (events.includes('[DONE]')) yield [{ type: 'end', finishReason, usage }];
         else throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream without [DONE]`, { retryable: false });
       }
     } catch (err) {

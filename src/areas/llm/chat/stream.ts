@@ -4,10 +4,11 @@
 // The router has chosen the node and the engine has accepted the request before the
 // first byte goes out, so "no node could take it" is still a plain 503 problem. After
 // that nothing is retried: an engine failure ends the stream with an in-band error
-// frame and [DONE]. The engine is read one chunk at a time and only once the socket
-// took the previous frame, so a slow reader slows the engine instead of filling memory.
+// frame and [DONE]. The engine is read one batch (what one read of its answer held)
+// at a time, and only once the socket took the previous one, so a slow reader slows
+// the engine instead of filling memory.
 import type { FastifyReply } from 'fastify';
-import { EngineError, type ChatChunk } from '../../../engines/types.js';
+import { EngineError, type ChatBatch, type ChatChunk } from '../../../engines/types.js';
 import { ABORTED, AbortableReader, type ClientWatch } from '../sse/client.js';
 import { DONE, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
@@ -18,7 +19,7 @@ import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usag
 export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
   const client = call.deps.calls.watch(reply.raw);
   try {
-    let accepted: { value: AsyncIterable<ChatChunk>; lease: Lease };
+    let accepted: { value: AsyncIterable<ChatBatch>; lease: Lease };
     try {
       accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) => lease.engine.chatStream(call.engineRequest(model, client.signal)));
     } catch (error) {
@@ -39,14 +40,14 @@ async function relay(
   model: string,
   reply: FastifyReply,
   headers: ReturnType<FastifyReply['getHeaders']>,
-  { value: chunks, lease }: { value: AsyncIterable<ChatChunk>; lease: Lease },
+  { value: batches, lease }: { value: AsyncIterable<ChatBatch>; lease: Lease },
   client: ClientWatch,
   metadataChoices: boolean,
 ): Promise<void> {
   const completion = newCompletion(model);
   const sse = new SseWriter(reply.raw, call.deps.heartbeatMs);
   const deltas = new DeltaFrames(completion);
-  const reader = new AbortableReader(chunks[Symbol.asyncIterator](), client.signal);
+  const reader = new AbortableReader(batches[Symbol.asyncIterator](), client.signal);
   const text = new StreamedText();
   let first = true;
   let end: Extract<ChatChunk, { type: 'end' }> | undefined;
@@ -60,15 +61,21 @@ async function relay(
     while (!client.signal.aborted) {
       const next = await reader.next();
       if (next === ABORTED || next.done) break;
-      if (next.value.type === 'end') {
-        end = next.value;
-        break;
+      // A batch is written at once; the socket's backpressure is waited on once per batch.
+      let written: Promise<void> | undefined;
+      for (const chunk of next.value) {
+        if (chunk.type === 'end') {
+          end = chunk;
+          break;
+        }
+        const { content } = chunk;
+        if (content === '') continue;
+        text.add(content);
+        written = sse.sendJson(deltas.json(content, first));
+        first = false;
       }
-      const { content } = next.value;
-      if (content === '') continue;
-      text.add(content);
-      await sse.sendJson(deltas.json(content, first));
-      first = false;
+      if (written) await written;
+      if (end) break;
     }
   } catch (error) {
     failure = error;
