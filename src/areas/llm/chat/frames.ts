@@ -40,15 +40,20 @@ export function completionBody(c: Completion, content: string, finishReason: Fin
   };
 }
 
+// As JSON text, serialized once: every stream sends one of the two.
+const METADATA_FIELDS = { object: 'rag_metadata', active: false, status: 'inactive', snippet_count: 0, rag_snippets: null };
+const METADATA = JSON.stringify(METADATA_FIELDS);
+const METADATA_WITH_CHOICES = JSON.stringify({ ...METADATA_FIELDS, choices: [] });
+
 /**
- * Frame 1. The spec's shape has no `choices`; `withChoices` (the tenant's
+ * Frame 1, as JSON text. The spec's shape has no `choices`; `withChoices` (the tenant's
  * streamMetadataChoices or the request's stream_options.metadata_choices) adds an
  * empty one for clients that read `chunk.choices` on every frame (the openai SDK).
  */
-export function metadataFrame(withChoices: boolean) {
-  const frame = { object: 'rag_metadata', active: false, status: 'inactive', snippet_count: 0, rag_snippets: null };
-  return withChoices ? { ...frame, choices: [] } : frame;
+export function metadataFrame(withChoices: boolean): string {
+  return withChoices ? METADATA_WITH_CHOICES : METADATA;
 }
+
 
 /**
  * Frames 2..n: generated text, as JSON text. Sent once per token, so the parts that

@@ -10,7 +10,7 @@
 import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatBatch, type ChatChunk } from '../../../engines/types.js';
 import { ABORTED, AbortableReader, type ClientWatch } from '../sse/client.js';
-import { DONE, SseWriter } from '../sse/writer.js';
+import { DONE, frameOf, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
@@ -55,7 +55,7 @@ async function relay(
   try {
     if (!client.gone()) {
       sse.open(headers);
-      await sse.send(metadataFrame(metadataChoices));
+      await sse.sendJson(metadataFrame(metadataChoices));
     }
     // Aborted: the client went away, or the server is shutting down.
     while (!client.signal.aborted) {
@@ -96,18 +96,14 @@ async function relay(
     // mid-stream death or a stream that stopped without its end: said in band, never a hang.
     const stopped = client.interrupted();
     if (!stopped) reply.log.warn({ err: failure, nodeId: lease.node.id, model }, 'engine failed mid-stream');
-    await sse.send(stopped ? errorFrame(SHUTDOWN_MESSAGE, 'server_shutting_down') : errorFrame(midStreamMessage(failure)));
-    await sse.write(DONE);
-    sse.end();
+    sse.end(frameOf(stopped ? errorFrame(SHUTDOWN_MESSAGE, 'server_shutting_down') : errorFrame(midStreamMessage(failure))) + DONE);
     lease.release(stopped ? 'ok' : 'failed');
     call.record(model, lease.node.id, stopped ? 'interrupted' : 'engine_error', await completeUsage(undefined, call.messages, text));
     return;
   }
   const usage = await completeUsage(end.usage, call.messages, text);
-  await sse.send(finalFrame(completion, end.finishReason, first));
-  if (call.body.stream_options?.include_usage === true) await sse.send(usageFrame(completion, usage));
-  await sse.write(DONE);
-  sse.end();
+  const usageAsked = call.body.stream_options?.include_usage === true;
+  sse.end(frameOf(finalFrame(completion, end.finishReason, first)) + (usageAsked ? frameOf(usageFrame(completion, usage)) : '') + DONE);
   lease.release('ok');
   call.record(model, lease.node.id, client.gone() ? 'client_closed' : 'ok', usage);
 }

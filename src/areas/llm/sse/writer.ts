@@ -15,6 +15,9 @@ export const SSE_HEADERS: OutgoingHttpHeaders = {
 export const HEARTBEAT = ': keep-alive\n\n';
 export const DONE = 'data: [DONE]\n\n';
 
+/** One `data:` frame holding `value` as JSON. */
+export const frameOf = (value: unknown): string => `data: ${JSON.stringify(value)}\n\n`;
+
 export class SseWriter {
   private heartbeat: NodeJS.Timeout | undefined;
   private finished = false;
@@ -56,7 +59,7 @@ export class SseWriter {
 
   /** One `data:` frame holding `frame` as JSON; resolves once the socket can take more. */
   send(frame: unknown): Promise<void> {
-    return this.write(`data: ${JSON.stringify(frame)}\n\n`);
+    return this.write(frameOf(frame));
   }
 
   /** One `data:` frame of JSON text serialized by the caller. */
@@ -83,12 +86,16 @@ export class SseWriter {
     return this.res.writableNeedDrain ? this.drained() : Promise.resolve();
   }
 
-  /** Ends the response (idempotent), with whatever frames are still pending. */
-  end(): void {
+  /**
+   * Ends the response (idempotent), with whatever frames are still pending and then
+   * `last`: the stream's closing frames go out with it, in the same write, without a
+   * wait on the socket (they are small and nothing follows them).
+   */
+  end(last = ''): void {
     this.stopHeartbeat();
     if (this.finished) return;
+    const text = this.writable ? this.pending + last : this.pending;
     this.finished = true;
-    const text = this.pending;
     this.pending = '';
     if (!this.res.destroyed) this.res.end(text);
   }
