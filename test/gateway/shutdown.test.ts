@@ -1,5 +1,5 @@
 // During shutdown, requests that still arrive on an open connection get a 503
-// problem with a correlation id (and Connection: close), while the request in
+// problem with a correlation id, Retry-After: 1 and Connection: close, while the request in
 // flight completes normally.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +56,7 @@ describe('edge: shutdown', () => {
       assert.match(responses[1]!, /x-correlation-id: second\r\n/i);
       assert.match(responses[1]!, /content-type: application\/problem\+json/i);
       assert.match(responses[1]!, /connection: close/i);
+      assert.match(responses[1]!, /retry-after: 1\r\n/i);
       const problem = JSON.parse(responses[1]!.slice(responses[1]!.indexOf('\r\n\r\n') + 4));
       assert.equal(problem.code, 'SERVICE_UNAVAILABLE');
       assert.equal(problem.correlationId, 'second');

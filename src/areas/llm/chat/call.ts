@@ -84,7 +84,7 @@ export class ChatCall {
     }
     if (client.interrupted()) {
       this.record(model, null, 'interrupted', { promptTokens: await countPromptTokens(this.messages), completionTokens: 0 });
-      throw shuttingDown({ retryAfterSeconds: 1 });
+      throw shuttingDown();
     }
     const failure = toHttpFailure(error, this.deps.retryAfterSeconds);
     this.record(model, null, failureStatus(failure), NO_TOKENS);

@@ -47,7 +47,7 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
     } catch (error) {
       release(nodeOutcome(error));
       if (client.gone()) return void reply.hijack();
-      if (client.interrupted()) throw shuttingDown({ retryAfterSeconds: 1 });
+      if (client.interrupted()) throw shuttingDown();
       throw beforeFirstFrame(error, job.retryAfterSeconds);
     }
     const headers = reply.getHeaders();
