@@ -8,7 +8,8 @@
 // `dieAfterTokens` shape chat answers only: model lists and health stay healthy
 // (stop a node with close() to make it unreachable). A non-streaming chat answer
 // takes silentMs + tokens × tokenDelayMs before its headers, like a real engine
-// that generates before it answers. `tokenDelayMs` also paces Ollama pull frames.
+// that generates before it answers. `tokenDelayMs` also paces Ollama pull frames,
+// and `delayHeadersMs` delays an Ollama pull's answer too.
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { EventEmitter } from 'node:events';
@@ -484,6 +485,7 @@ async function ollamaPull(x: Exchange): Promise<void> {
   const name: unknown = x.body?.model ?? x.body?.name;
   if (typeof name !== 'string' || name === '') return ollamaError(x, 400, 'model is required');
   x.fake.countStreamed(x);
+  if (!(await pause(x, b.delayHeadersMs))) return;
   const frames = b.pullFrames ?? defaultPullFrames();
   const succeeded = (frames[frames.length - 1] as { status?: unknown } | undefined)?.status === 'success';
   // A successful pull makes the model servable, as on a real Ollama.

@@ -161,6 +161,28 @@ describe('llm model pull stream', () => {
     }
   });
 
+  it('cancels the pull at the engine when the client goes away before the first frame', async () => {
+    ollama.behaviour.delayHeadersMs = 20_000;
+    try {
+      const inFlight = ollama.inFlight();
+      const controller = new AbortController();
+      const answer = fetch(gw.url + pullPath('ollama'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'slow:latest' }),
+        signal: controller.signal,
+      }).catch((error: unknown) => error);
+      const waitForEngine = Date.now() + 5000;
+      while (ollama.inFlight() === inFlight && Date.now() < waitForEngine) await new Promise((resolve) => setTimeout(resolve, 20));
+      const aborted = ollama.aborted();
+      controller.abort();
+      assert.ok((await answer) instanceof Error);
+      await ollama.waitForAbort(aborted + 1, 1000);
+    } finally {
+      delete ollama.behaviour.delayHeadersMs;
+    }
+  });
+
   it('pulls a GGUF from a URL into the local engine, verified, listed and served', async () => {
     const sha256 = createHash('sha256').update(gguf).digest('hex');
     const s = await stream('local', { model: 'pulled-tiny.gguf', url: `${filesUrl}/tiny.gguf`, sha256: sha256.toUpperCase() });

@@ -118,4 +118,29 @@ describe('llm calls at shutdown', () => {
       await ollama.close();
     }
   });
+
+  it('answers a model pull stopped before its first frame with a 503 problem and Retry-After', async () => {
+    const ollama = await startFakeOllama();
+    try {
+      const g = await gatewayOver([ollama], { GATEWAY_SHUTDOWN_GRACE_SECONDS: '1' });
+      gw = g;
+      const t = await seedTenant(g, 'shutdown-pull-start');
+      const admin = await tokenFor(g, t.admin.id, t.tenantId);
+      ollama.behaviour = { delayHeadersMs: 20_000 };
+      const answer = g.request('POST', '/api/llm/v1/ollama/models/pull/stream', { json: { model: 'big:latest' }, headers: { authorization: `Bearer ${admin}` } });
+      const waitForEngine = Date.now() + 5000;
+      while (ollama.inFlight() === 0 && Date.now() < waitForEngine) await new Promise((resolve) => setTimeout(resolve, 20));
+      const closing = closeApp(g);
+      const response = await answer;
+      assert.equal(response.status, 503, response.text);
+      assert.match(response.headers.get('content-type') ?? '', /application\/problem\+json/);
+      assert.equal(response.body.code, 'SERVICE_UNAVAILABLE');
+      assert.match(response.body.detail, /shutting down/);
+      assert.equal(response.headers.get('retry-after'), '1');
+      await ollama.waitForAbort(1, 3000);
+      assert.ok((await closing) < 5000);
+    } finally {
+      await ollama.close();
+    }
+  });
 });

@@ -50,13 +50,21 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
       if (client.interrupted()) throw shuttingDown();
       throw beforeFirstFrame(error, job.retryAfterSeconds);
     }
+    if (next === ABORTED) {
+      // Stopped before anything was sent: the client left, or the server is shutting down
+      // and the answer can still be a plain 503 problem.
+      reader.abandon();
+      release('ok');
+      if (client.gone()) return void reply.hijack();
+      throw shuttingDown();
+    }
     const headers = reply.getHeaders();
     reply.hijack();
     const sse = new SseWriter(reply.raw, job.heartbeatMs);
     let succeeded = false;
     let failure: unknown;
     try {
-      if (next !== ABORTED) sse.open(headers);
+      sse.open(headers);
       while (next !== ABORTED && !next.done && !client.gone()) {
         const frame = progressFrame(next.value);
         if (frame.status === 'success') {
