@@ -21,6 +21,19 @@ describe('llm configuration', () => {
     ]);
   });
 
+  it('reads GATEWAY_SHUTDOWN_GRACE_SECONDS, how long model calls may finish at shutdown: 8 s unless set, 0 to 3600', () => {
+    assert.equal(loadConfig({}).http.shutdownGraceMs, 8000);
+    assert.equal(loadConfig({ GATEWAY_SHUTDOWN_GRACE_SECONDS: '0' }).http.shutdownGraceMs, 0);
+    assert.equal(loadConfig({ GATEWAY_SHUTDOWN_GRACE_SECONDS: '3600' }).http.shutdownGraceMs, 3_600_000);
+    for (const [value, message] of [['3601', /between 0 and 3600/], ['-1', /whole number/], ['2.5', /whole number/], ['soon', /whole number/]] as const) {
+      assert.throws(
+        () => loadConfig({ GATEWAY_SHUTDOWN_GRACE_SECONDS: value }),
+        (error: unknown) => error instanceof ConfigError && error.variable === 'GATEWAY_SHUTDOWN_GRACE_SECONDS' && message.test(error.message),
+        value,
+      );
+    }
+  });
+
   it('refuses bad values with a message naming the variable', () => {
     const cases: [Record<string, string>, string, RegExp][] = [
       [{ GATEWAY_NODES: '{' }, 'GATEWAY_NODES', /JSON array/],
