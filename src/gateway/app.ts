@@ -8,6 +8,7 @@ import { pino, type DestinationStream } from 'pino';
 import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
 import { AccessLog } from './access-log.js';
+import { requestLogger } from './request-logger.js';
 import { shuttingDown } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { RouteLiterals } from './legacy-routes.js';
@@ -48,6 +49,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     clientErrorHandler: handleClientError,
     genReqId: correlationIdFor,
     logController: accessLog,
+    childLoggerFactory: requestLogger,
     rewriteUrl: (req) => literals.rewrite(req.url ?? '/'),
     bodyLimit: config.http.bodyLimitBytes,
     requestTimeout: config.http.requestTimeoutMs,

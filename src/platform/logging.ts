@@ -8,6 +8,13 @@ export const REDACTED_PATHS = [
   'req.headers["x-api-key"]',
   'req.headers.cookie',
   'res.headers["set-cookie"]',
+  // At the top of a line's object and one level down (an error's own fields).
+  'password',
+  'token',
+  'refreshToken',
+  'key',
+  'apiKey',
+  'secret',
   '*.password',
   '*.token',
   '*.refreshToken',
