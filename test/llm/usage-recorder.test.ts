@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Database } from '../../src/platform/db/database.js';
 import { UsageRecorder, type UsageEntry } from '../../src/areas/llm/usage/recorder.js';
+import { startGateway } from '../helpers/gateway.js';
 
 const MAX_PENDING = 50_000;
 
@@ -12,12 +13,15 @@ function entry(i: number): UsageEntry {
   return { tenantId: 'ten_x', principalKind: 'apiKey', principalId: `p${i}`, endpoint: 'chat/completions', model: 'm', nodeId: null, stream: false, promptTokens: i, completionTokens: 0, latencyMs: 1, status: 'ok' };
 }
 
+/** The principal ids of a statement's rows: its third parameter, a Postgres array literal of quoted texts. */
+const principalIds = (params: string[]): string[] => JSON.parse(`[${params[2]!.slice(1, -1)}]`) as string[];
+
 function failingDatabase() {
   const state = { down: true, stored: [] as string[] };
   const db = {
-    async query(_sql: string, params: unknown[][]) {
+    async query(_sql: string, params: string[]) {
       if (state.down) throw new Error('database unreachable');
-      state.stored.push(...(params[2] as string[]));
+      state.stored.push(...principalIds(params));
       return [];
     },
   } as unknown as Database;
@@ -73,9 +77,9 @@ describe('usage recorder under a long outage', () => {
 function refusingDatabase(bad: Set<string>) {
   const state = { statements: 0, upFor: Infinity, stored: [] as string[] };
   const db = {
-    async query(_sql: string, params: unknown[][]) {
+    async query(_sql: string, params: string[]) {
       if (++state.statements > state.upFor) throw new Error('database unreachable');
-      const ids = params[2] as string[];
+      const ids = principalIds(params);
       if (ids.some((id) => bad.has(id))) throw Object.assign(new Error('new row violates check constraint'), { code: '23514' });
       state.stored.push(...ids);
       return [];
@@ -132,3 +136,39 @@ describe('usage recorder and rows the database refuses', () => {
   });
 });
 
+
+describe('usage recorder on the real database', () => {
+  it('stores every value exactly, whatever characters a text holds', async () => {
+    const gw = await startGateway();
+    const recorder = new UsageRecorder(gw.ctx.db, 3600);
+    try {
+      const awkward = ['say "hi"', 'back\\slash', 'a,b', '{braces}', 'NULL', '', '  spaced  ', 'ünïcødé ✓', 'tab\there', 'line\nbreak'];
+      const at = new Date('2026-11-22T12:34:56.789Z');
+      awkward.forEach((model, i) =>
+        recorder.record({ tenantId: 'ten_awkward', principalKind: 'user', principalId: `usr_${i}`, endpoint: 'chat/completions', model, nodeId: i % 2 ? null : model, stream: i % 2 === 0, promptTokens: i, completionTokens: 2 * i, latencyMs: 1.6, status: 'ok', correlationId: model, at }),
+      );
+      // The same value again: its written form is shared, and it still goes in.
+      recorder.record({ tenantId: 'ten_awkward', principalKind: 'apiKey', principalId: 'usr_0', customerId: 'say "hi"', endpoint: 'chat/completions', model: 'say "hi"', nodeId: null, stream: false, promptTokens: 0, completionTokens: 0, latencyMs: 0, status: 'ok', at });
+      await recorder.flush();
+      const rows = await gw.ctx.db.query<Record<string, unknown>>(`SELECT * FROM usage_records WHERE tenant_id = 'ten_awkward' ORDER BY id`);
+      assert.equal(rows.length, awkward.length + 1);
+      awkward.forEach((model, i) => {
+        const row = rows[i]!;
+        assert.equal(row.model, model);
+        assert.equal(row.correlation_id, model);
+        assert.equal(row.node_id, i % 2 ? null : model);
+        assert.equal(row.customer_id, null);
+        assert.equal(row.stream, i % 2 === 0);
+        assert.equal(row.prompt_tokens, i);
+        assert.equal(row.completion_tokens, 2 * i);
+        assert.equal(row.latency_ms, 2);
+        assert.equal((row.created_at as Date).getTime(), at.getTime());
+      });
+      const last = rows.at(-1)!;
+      assert.deepEqual([last.principal_kind, last.customer_id, last.model, last.correlation_id], ['apiKey', 'say "hi"', 'say "hi"', null]);
+    } finally {
+      await recorder.close();
+      await gw.close();
+    }
+  });
+});
