@@ -37,7 +37,20 @@ export class Router implements ModelRouter {
 
   async resolveModel(tenantId: string, requested: string): Promise<string> {
     await this.registry.whenReady();
-    const settings = await this.tenants.get(tenantId);
+    return this.resolveWith(tenantId, await this.tenants.get(tenantId), requested);
+  }
+
+  /**
+   * resolveModel without a promise once the registry is ready and the tenant's settings
+   * are cached, as they are on every request but the first: dispatch runs it per request.
+   */
+  private resolveNow(tenantId: string, requested: string): string | Promise<string> {
+    const settings = this.registry.whenReady() === undefined ? this.tenants.get(tenantId) : undefined;
+    if (settings === undefined || settings instanceof Promise) return this.resolveModel(tenantId, requested);
+    return this.resolveWith(tenantId, settings, requested);
+  }
+
+  private resolveWith(tenantId: string, settings: TenantLlmSettings, requested: string): string {
     if (requested !== AUTO) {
       this.check(tenantId, settings, requested);
       return requested;
@@ -55,7 +68,8 @@ export class Router implements ModelRouter {
   }
 
   async dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }> {
-    const resolved = await this.resolveModel(tenantId, model);
+    const now = this.resolveNow(tenantId, model);
+    const resolved = typeof now === 'string' ? now : await now;
     const tried = new Set<NodeRuntime>();
     let failed = 0;
     let missing = 0;
