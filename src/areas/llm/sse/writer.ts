@@ -24,6 +24,7 @@ export class SseWriter {
   /** Frames written in this turn, not yet handed to the response. */
   private pending = '';
   private flushScheduled = false;
+  private draining: Promise<void> | undefined;
   private readonly flush = () => {
     this.flushScheduled = false;
     if (this.pending === '') return;
@@ -111,15 +112,20 @@ export class SseWriter {
     this.heartbeat = undefined;
   }
 
+  /**
+   * One wait per full socket, shared by every write made while it is full (a batch
+   * of frames): not a promise and two listeners per frame.
+   */
   private drained(): Promise<void> {
-    return new Promise((resolve) => {
+    return (this.draining ??= new Promise((resolve) => {
       const done = () => {
         this.res.off('drain', done);
         this.res.off('close', done);
+        this.draining = undefined;
         resolve();
       };
       this.res.on('drain', done);
       this.res.on('close', done);
-    });
+    }));
   }
 }
