@@ -96,10 +96,11 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatBatch> {
         if (this.queue.length > 0) {
           // Everything queued goes in one batch: it is at most WINDOW deltas (and the end).
           const batch = this.queue.splice(0);
+          const ended = batch.at(-1)!.type === 'end';
           this.lastTakenAt = performance.now();
-          this.credit(batch.length - (batch.at(-1)!.type === 'end' ? 1 : 0));
+          this.credit(ended ? batch.length - 1 : batch.length);
           yield batch;
-          if (batch.at(-1)!.type === 'end') return;
+          if (ended) return;
           continue;
         }
         if (this.failure) throw this.failure;

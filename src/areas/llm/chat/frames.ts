@@ -54,7 +54,6 @@ export function metadataFrame(withChoices: boolean): string {
   return withChoices ? METADATA_WITH_CHOICES : METADATA;
 }
 
-
 /**
  * Frames 2..n: generated text, as JSON text. Sent once per token, so the parts that
  * never change within a stream are serialized once; the first frame carries the role.
