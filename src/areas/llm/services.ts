@@ -2,6 +2,7 @@
 // the node registry and its health loop, the router over it, the usage recorder.
 import type { Config, LlmConfig } from '../../platform/config.js';
 import type { LocalEngineOptions } from '../../engines/local/adapter.js';
+import type { BlockList } from 'node:net';
 import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
@@ -65,15 +66,14 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const llm = config.llm;
   let sink: LlmLog = () => {};
   const log: LlmLog = (level, message) => sink(level, message);
-  const deny = denyListFrom(llm.nodeDenyCidrs);
-  const tenantDeny = denyListFrom([...llm.nodeDenyCidrs, ...llm.tenantNodeDenyCidrs]);
-  const lookup = guardedLookup(deny);
-  const tenantLookup = guardedLookup(tenantDeny);
-  const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, scope === 'tenant' ? tenantDeny : deny);
-  const guards: Record<UrlScope, OutboundGuard> = {
-    platform: { checkUrl: async (url) => void (await checkUrl(url.href)), lookup },
-    tenant: { checkUrl: async (url) => void (await checkUrl(url.href, 'tenant')), lookup: tenantLookup },
+  // One deny list per scope, for URL checks and for every connection's name resolution.
+  const denyLists: Record<UrlScope, BlockList> = {
+    platform: denyListFrom(llm.nodeDenyCidrs),
+    tenant: denyListFrom([...llm.nodeDenyCidrs, ...llm.tenantNodeDenyCidrs]),
   };
+  const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, denyLists[scope]);
+  const guardOf = (scope: UrlScope): OutboundGuard => ({ checkUrl: async (url) => void (await checkUrl(url.href, scope)), lookup: guardedLookup(denyLists[scope]) });
+  const guards: Record<UrlScope, OutboundGuard> = { platform: guardOf('platform'), tenant: guardOf('tenant') };
 
   const engineFor = (node: NodeDefinition): Engine => {
     if (node.engine === 'local') {
@@ -89,8 +89,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
       });
     }
     // Every connection is held to the deny list of whoever gave the URL.
-    const { lookup: nodeLookup } = guards[node.urlScope];
-    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup: nodeLookup } });
+    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup: guards[node.urlScope].lookup } });
   };
 
   const nodes = new NodeRegistry({
