@@ -19,6 +19,7 @@ import {
   type PullProgress,
   type PullRequest,
 } from '../types.js';
+import { RequestAbortController } from '../../platform/request-abort.js';
 import { ModelCatalog, type ModelFile } from './catalog.js';
 import { ChildHost } from './child-host.js';
 import { ChatStream, WINDOW } from './chat-stream.js';
@@ -262,7 +263,7 @@ export class LocalEngine implements Engine {
 
   /** The start phase (queue, load, first token) is bounded by timeoutMs as well as by the caller's signal. */
   private deadline(signal: AbortSignal): Deadline {
-    const controller = new AbortController();
+    const controller = new RequestAbortController();
     let timedOut = false;
     const timer = setTimeout(() => ((timedOut = true), controller.abort()), this.options.timeoutMs);
     const onAbort = () => controller.abort();

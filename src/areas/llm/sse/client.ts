@@ -2,6 +2,7 @@
 // done on its behalf upstream (a model generating tokens, a download) stops at once
 // instead of running to the end for nobody.
 import type { ServerResponse } from 'node:http';
+import { RequestAbortController } from '../../../platform/request-abort.js';
 
 export interface ClientWatch {
   /** Aborted when the client disconnects before the response finished, or when the server stops the call; pass it to the engine. */
@@ -39,7 +40,7 @@ export class ServerStoppingError extends Error {
  * (the request's own `close` fires as soon as its body has been read, so it cannot tell).
  */
 export function watchClient(res: ServerResponse, onDispose?: () => void): ClientWatch {
-  const controller = new AbortController();
+  const controller = new RequestAbortController();
   const onClose = () => {
     if (!res.writableFinished) controller.abort(new ClientClosedError());
   };
