@@ -287,6 +287,35 @@ describe('OpenAI-compatible engine adapter', () => {
       await truncated.close();
     });
 
+    it('reads at most 64 KiB of an error answer: a node sending an endless error body gets its 500 mapped at once', async () => {
+      // 16 MiB of error text in 64 KiB writes: the adapter keeps what fits in 64 KiB for the
+      // message and cuts the connection, instead of reading (and holding) all of it.
+      const piece = 'e'.repeat(64 * 1024);
+      let written = 0;
+      let closed!: (finished: boolean) => void;
+      const responseClosed = new Promise<boolean>((resolve) => (closed = resolve));
+      const noisy = await scripted(async (req, res) => {
+        req.resume();
+        res.once('close', () => closed(res.writableFinished));
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        for (let i = 0; i < 256 && !res.destroyed; i++) {
+          written += piece.length;
+          if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+        }
+        res.end();
+      });
+      const remote = new OpenAIEngine({ url: noisy.url, timeoutMs: 5000 });
+      await rejectsWith(remote.chat(chatRequest()), 'upstream_error', (err) => {
+        assert.match(err.message, /answered 500: e+/);
+        assert.ok(err.message.length < 64 * 1024 + 200, `message of ${err.message.length} characters`);
+      });
+      // The adapter cut the connection: the server's response closes unfinished, long before 16 MiB.
+      assert.equal(await responseClosed, false, 'the response was cut before the whole body was sent');
+      assert.ok(written < 16 * 1024 * 1024, `the server wrote ${written} bytes`);
+      await remote.close();
+      await noisy.close();
+    });
+
     it('gives up on a line longer than the frame limit, in time linear in its length', async () => {
       // 16 MiB without a newline, in 64 KiB writes: the adapter must stop at 8 MiB (bounded memory)
       // without re-scanning what it holds on every chunk (that took seconds of event-loop time).
