@@ -13,6 +13,12 @@ import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino
 /** What a pino log method takes: an object or message first, then format arguments. */
 type LogArgs = [objectOrMessage: unknown, message?: string, ...args: unknown[]];
 
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type Level = (typeof LEVELS)[number];
+
+// The log methods, added to the prototype below.
+interface RequestLogger extends Record<Level, (...args: LogArgs) => void> {}
+
 class RequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;
 
@@ -22,7 +28,8 @@ class RequestLogger implements FastifyBaseLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
-  private get logger(): FastifyBaseLogger {
+  /** The real child, made on first use. */
+  get logger(): FastifyBaseLogger {
     return (this.made ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -34,30 +41,19 @@ class RequestLogger implements FastifyBaseLogger {
     this.logger.level = level;
   }
 
-  // Methods on the prototype, not arrow fields: nothing allocated per request but the stand-in itself.
-  fatal(...args: LogArgs): void {
-    this.logger.fatal(...args);
-  }
-  error(...args: LogArgs): void {
-    this.logger.error(...args);
-  }
-  warn(...args: LogArgs): void {
-    this.logger.warn(...args);
-  }
-  info(...args: LogArgs): void {
-    this.logger.info(...args);
-  }
-  debug(...args: LogArgs): void {
-    this.logger.debug(...args);
-  }
-  trace(...args: LogArgs): void {
-    this.logger.trace(...args);
-  }
   silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.logger.child(bindings, options);
   }
+}
+
+// On the prototype, not arrow fields: nothing allocated per request but the stand-in itself.
+for (const level of LEVELS) {
+  RequestLogger.prototype[level] = function (this: RequestLogger, ...args: LogArgs) {
+    const logger = this.logger;
+    (logger[level] as (...args: LogArgs) => void).apply(logger, args);
+  };
 }
 
 /** Fastify's `childLoggerFactory`: the request's logger, made when first used. */
