@@ -51,10 +51,14 @@ class RequestAbortSignal extends EventTarget implements AbortSignal {
 }
 
 export class RequestAbortController {
-  readonly signal: AbortSignal = new RequestAbortSignal();
+  readonly #signal = new RequestAbortSignal();
+
+  get signal(): AbortSignal {
+    return this.#signal;
+  }
 
   /** Like AbortController's: the reason defaults to an `AbortError` DOMException, and only the first call counts. */
   abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
-    (this.signal as RequestAbortSignal)[FIRE](reason);
+    this.#signal[FIRE](reason);
   }
 }
