@@ -136,7 +136,6 @@ describe('usage recorder and rows the database refuses', () => {
   });
 });
 
-
 describe('usage recorder on the real database', () => {
   it('stores every value exactly, whatever characters a text holds', async () => {
     const gw = await startGateway();
