@@ -6,7 +6,7 @@ import type net from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OllamaEngine } from '../../src/engines/ollama/adapter.js';
 import type { ChatChunk, ChatRequest, EngineError, EngineFailure, PullProgress } from '../../src/engines/types.js';
-import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { chatRequest, chunksOf, collect, never, rejectsWith, text } from './support.js';
 
 describe('Ollama engine adapter', () => {

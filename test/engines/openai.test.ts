@@ -8,7 +8,7 @@ import net from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
 import type { ChatChunk, ChatRequest, EngineError, EngineFailure } from '../../src/engines/types.js';
-import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { chatRequest, chunksOf, collect, never, rejectsWith, text } from './support.js';
 
 /** A loopback server that answers every request with exactly what `script` writes, counting connections. */

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { createApiKey } from '../gateway/support.js';
 import { deltasOf, eventually, gatewayOver, openStream, payloads, post, usageRows, type OpenStream } from './chat-support.js';
 

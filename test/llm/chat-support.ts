@@ -2,7 +2,7 @@
 // event-stream client on node:http that the tests can pause, read and cut off.
 import http from 'node:http';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import type { FakeEngine } from '../helpers/fake-engines.js';
+import type { FakeEngine } from '../helpers/fake-engines/index.js';
 
 /** A gateway whose only compute nodes are `fakes` (the local engine off). */
 export function gatewayOver(fakes: Pick<FakeEngine, 'kind' | 'url'>[], env: Record<string, string> = {}): Promise<TestGateway> {

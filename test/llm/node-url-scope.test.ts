@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { computeNodeRepository } from '../../src/areas/llm/nodes/repository.js';
 import { EngineError } from '../../src/engines/types.js';
 import { newId } from '../../src/platform/ids.js';

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startGateway, seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { createApiKey } from '../gateway/support.js';
 import { setApiKeyStatus } from '../../src/areas/auth/api-keys/service.js';
 import type { Principal } from '../../src/platform/identity.js';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
 import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { createApiKey } from '../gateway/support.js';
 import { gatewayOver } from './chat-support.js';
 

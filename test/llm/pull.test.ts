@@ -10,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { tinyGgufBytes } from '../helpers/tiny-gguf.js';
 import { createApiKey } from '../gateway/support.js';
 import { gatewayOver, openStream, payloads } from './chat-support.js';

@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { AppError } from '../../src/platform/errors.js';
 import { EngineError } from '../../src/engines/types.js';
 import type { Lease } from '../../src/areas/llm/router/types.js';

@@ -7,7 +7,7 @@
 import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines.js';
+import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { createApiKey } from '../gateway/support.js';
 import { gatewayOver, openStream, payloads, usageRows } from './chat-support.js';
 

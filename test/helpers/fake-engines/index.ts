@@ -1,0 +1,30 @@
+// Small real engine servers on loopback for tests: one speaks the OpenAI-compatible
+// protocol (vLLM, llama.cpp server, OpenAI), one Ollama's native API. They are real
+// node:http servers, so adapters, the router and the routes are tested over real
+// sockets, with real chunking, keep-alive, disconnects and backpressure.
+//
+// Knobs (FakeBehaviour) are read per request, so a test may change them between
+// requests. `status`, `delayHeadersMs`, `hang`, `silentMs`, `tokenDelayMs` and
+// `dieAfterTokens` shape chat answers only: model lists and health stay healthy
+// (stop a node with close() to make it unreachable). A non-streaming chat answer
+// takes silentMs + tokens × tokenDelayMs before its headers, like a real engine
+// that generates before it answers. `tokenDelayMs` also paces Ollama pull frames,
+// and `delayHeadersMs` delays an Ollama pull's answer too.
+//
+// The folder: types.ts (these public shapes), server.ts (the shared node:http core),
+// replies.ts (answer contents both protocols share), openai.ts and ollama.ts (each
+// protocol's routes).
+import { startFake } from './server.js';
+import { openaiRoutes } from './openai.js';
+import { ollamaRoutes } from './ollama.js';
+import type { FakeBehaviour, FakeEngine } from './types.js';
+
+export type { FakeBehaviour, FakeRequest, FakeEngine } from './types.js';
+
+export function startFakeOpenAI(behaviour: FakeBehaviour = {}): Promise<FakeEngine> {
+  return startFake('openai', behaviour, openaiRoutes);
+}
+
+export function startFakeOllama(behaviour: FakeBehaviour = {}): Promise<FakeEngine> {
+  return startFake('ollama', behaviour, ollamaRoutes);
+}

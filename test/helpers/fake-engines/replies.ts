@@ -1,0 +1,51 @@
+// What both fakes answer with, whatever the protocol: the model list, the reply's
+// tokens and their counts, and deterministic embeddings.
+import { createHash } from 'node:crypto';
+import type { FakeBehaviour } from './types.js';
+
+const DEFAULT_MODELS = ['fake-small', 'fake-large'];
+const EMBEDDING_DIMENSIONS = 16;
+
+export function modelsOf(b: FakeBehaviour): string[] {
+  return b.models ?? DEFAULT_MODELS;
+}
+
+export function wordCount(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? 0 : trimmed.split(/\s+/).length;
+}
+
+export function promptTokens(messages: unknown): number {
+  if (!Array.isArray(messages)) return 0;
+  return messages.reduce((sum: number, m: any) => sum + (typeof m?.content === 'string' ? wordCount(m.content) : 0), 0);
+}
+
+/** The answer as tokens: each word with its leading whitespace; `repeat` copies joined by a space. */
+export function replyTokens(b: FakeBehaviour, messages: unknown, limit: number | undefined): { tokens: string[]; finishReason: 'stop' | 'length' } {
+  const lastUser = Array.isArray(messages) ? [...messages].reverse().find((m: any) => m?.role === 'user') : undefined;
+  const reply = b.reply ?? `Fake answer to: ${typeof lastUser?.content === 'string' && lastUser.content.trim() ? lastUser.content.trim() : '(nothing)'}`;
+  const once = reply.match(/\s*\S+/g) ?? [];
+  const repeat = Math.max(1, b.repeat ?? 1);
+  const total = once.length * repeat;
+  const max = limit !== undefined && limit >= 0 && limit < total ? limit : total;
+  const tokens: string[] = new Array(max);
+  for (let i = 0; i < max; i++) {
+    const token = once[i % once.length]!;
+    tokens[i] = i >= once.length && i % once.length === 0 && !/^\s/.test(token) ? ` ${token}` : token;
+  }
+  return { tokens, finishReason: max < total ? 'length' : 'stop' };
+}
+
+/** Deterministic unit vector derived from the text. */
+export function embeddingOf(text: string): number[] {
+  const digest = createHash('sha256').update(text).digest();
+  const v = Array.from({ length: EMBEDDING_DIMENSIONS }, (_, i) => digest.readUInt16BE(i * 2) / 65535 - 0.5);
+  const norm = Math.hypot(...v) || 1;
+  return v.map((n) => n / norm);
+}
+
+export function inputsOf(input: unknown): string[] | undefined {
+  if (typeof input === 'string') return [input];
+  if (Array.isArray(input) && input.every((s) => typeof s === 'string')) return input as string[];
+  return undefined;
+}

@@ -1,0 +1,41 @@
+// The public shapes of the fake engines: the knobs a test sets (FakeBehaviour), the
+// requests a fake records (FakeRequest) and the handle a test drives (FakeEngine).
+// The knobs' meaning is described in index.ts.
+
+export interface FakeBehaviour {
+  models?: string[];
+  reply?: string;
+  status?: number;
+  delayHeadersMs?: number;
+  silentMs?: number;
+  tokenDelayMs?: number;
+  dieAfterTokens?: number;
+  hang?: boolean;
+  noUsage?: boolean;
+  /** (openai) The `usage` every answer reports, as given: a misbehaving engine's counts. */
+  usage?: unknown;
+  repeat?: number;
+  pullFrames?: object[];
+}
+
+export interface FakeRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+export interface FakeEngine {
+  url: string;
+  kind: 'openai' | 'ollama';
+  behaviour: FakeBehaviour;
+  requests: FakeRequest[];
+  chatRequests(): number;
+  inFlight(): number;
+  aborted(): number;
+  waitForAbort(count?: number, timeoutMs?: number): Promise<void>;
+  bytesWritten(): number;
+  /** TCP connections accepted so far: keep-alive reuse shows as fewer connections than requests. */
+  connections(): number;
+  close(): Promise<void>;
+}
