@@ -16,7 +16,7 @@ type LogArgs = [objectOrMessage: unknown, message?: string, ...args: unknown[]];
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 type Level = (typeof LEVELS)[number];
 
-// The log methods, added to the prototype below.
+// The log methods, added to the prototype by the class's static block.
 interface RequestLogger extends Record<Level, (...args: LogArgs) => void> {}
 
 class RequestLogger implements FastifyBaseLogger {
@@ -28,8 +28,18 @@ class RequestLogger implements FastifyBaseLogger {
     private readonly options: ChildLoggerOptions,
   ) {}
 
+  // On the prototype, not arrow fields: nothing allocated per request but the stand-in itself.
+  static {
+    for (const level of LEVELS) {
+      RequestLogger.prototype[level] = function (this: RequestLogger, ...args: LogArgs) {
+        const logger = this.logger;
+        (logger[level] as (...args: LogArgs) => void).apply(logger, args);
+      };
+    }
+  }
+
   /** The real child, made on first use. */
-  get logger(): FastifyBaseLogger {
+  private get logger(): FastifyBaseLogger {
     return (this.made ??= this.parent.child(this.bindings, this.options));
   }
 
@@ -46,14 +56,6 @@ class RequestLogger implements FastifyBaseLogger {
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.logger.child(bindings, options);
   }
-}
-
-// On the prototype, not arrow fields: nothing allocated per request but the stand-in itself.
-for (const level of LEVELS) {
-  RequestLogger.prototype[level] = function (this: RequestLogger, ...args: LogArgs) {
-    const logger = this.logger;
-    (logger[level] as (...args: LogArgs) => void).apply(logger, args);
-  };
 }
 
 /** Fastify's `childLoggerFactory`: the request's logger, made when first used. */
