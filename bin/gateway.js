@@ -9,10 +9,10 @@
 // p99 at 1,000 req/s from 14.6 to 5.2 ms in an A/B pair; 32 → 64 MiB halved the
 // collections again and lowered p99 in four of five A/B pairs (4.8 → 3.4 ms JSON,
 // 5.3 → 4.1 ms streams in the last), for ~50 MiB more RSS under load (631 → 680).
-// V8 reads it only at start-up, so it must be a node
-// flag: the line above stays a plain `env node` (`env -S` is not everywhere), and a
-// direct `gateway start` takes it from NODE_OPTIONS. The benchmark starts the
-// gateway with the flags of the `start` script.
+// V8 reads it only at start-up, so it must be a node flag: the line above stays a
+// plain `env node` (`env -S` is not everywhere), and a direct `gateway start` takes
+// it from NODE_OPTIONS. The benchmark starts the gateway with the flags of the
+// `start` script.
 import { existsSync } from 'node:fs';
 
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
