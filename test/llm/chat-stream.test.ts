@@ -234,18 +234,7 @@ describe('llm chat/completions (stream)', () => {
     await s.until((items) => items.length >= 3);
     s.res.pause();
     // Once every buffer on the way is full, the engine's writes stop.
-    let last = -1;
-    await eventually(
-      'the engine to stall',
-      async () => {
-        const now = big.bytesWritten();
-        const stalled = now === last;
-        last = now;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        return stalled;
-      },
-      10_000,
-    );
+    const last = await big.untilStalled(250);
     const total = tokens * (tokenChars + 120);
     assert.ok(last < total / 3, `the engine stalled after ${last} of ~${total} bytes`);
     const memory = process.memoryUsage().rss;

@@ -72,6 +72,16 @@ export async function startFake(kind: 'openai' | 'ollama', behaviour: FakeBehavi
         events.on('aborted', onAbort);
       });
     },
+    async untilStalled(quietMs = 300, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last = bytes;
+      for (;;) {
+        await sleep(quietMs);
+        if (bytes === last) return bytes;
+        if (Date.now() > deadline) throw new Error(`fake ${kind}: still writing after ${timeoutMs} ms (${bytes} bytes so far)`);
+        last = bytes;
+      }
+    },
     async close() {
       closing.abort();
       for (const socket of sockets) socket.destroy();
