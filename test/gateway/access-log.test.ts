@@ -33,12 +33,18 @@ describe('access log', () => {
   });
   after(() => app.close());
 
-  const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+  // A line is written when the response has finished, which may be just after the client
+  // has read it: wait for the expected line, then a little longer so that a stray one shows.
+  const settle = async (lines: string[], expected: (line: string) => boolean) => {
+    const deadline = Date.now() + 5000;
+    while (!lines.some(expected) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  };
 
   it('writes one line per completed request: method, path without its query, address, status, time, correlation id', async () => {
     access.length = own.length = 0;
     await (await fetch(`${base}/answers?api_key=${SECRET}`, { headers: { 'x-api-key': SECRET } })).text();
-    await settle();
+    await settle(access, (line) => line.includes('request completed'));
     assert.equal(access.length, 1);
     const line = JSON.parse(access[0]!);
     assert.equal(line.msg, 'request completed');
@@ -54,7 +60,7 @@ describe('access log', () => {
   it("logs a request that failed with an error through the request's redacting logger, secrets redacted", async () => {
     access.length = own.length = 0;
     await fetch(`${base}/fails?key=${SECRET}`, { headers: { 'x-api-key': SECRET }, signal: AbortSignal.timeout(300) }).catch(() => undefined);
-    await settle();
+    await settle(own, (line) => line.includes('request errored'));
     assert.deepEqual(access, [], 'not through the unredacted access logger');
     const errored = own.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request errored');
     assert.equal(errored.length, 1, own.join(''));
