@@ -38,8 +38,9 @@ export interface FakeEngine {
   /**
    * Resolves with bytesWritten() once it has held still for `quietMs`: the fake writes
    * with backpressure, so it holds still when every buffer towards a stalled reader is
-   * full. How long that takes depends on the machine's load, so tests wait for it
-   * rather than sleep a fixed time. Fails after `timeoutMs` if the writes never stop.
+   * full (or when its answer is done: a test bounds the count to tell the two apart).
+   * How long that takes depends on the machine's load, so tests wait for it rather
+   * than sleep a fixed time. Fails after `timeoutMs` if the writes never stop.
    */
   untilStalled(quietMs?: number, timeoutMs?: number): Promise<number>;
   /** TCP connections accepted so far: keep-alive reuse shows as fewer connections than requests. */
