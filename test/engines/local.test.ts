@@ -10,6 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LocalEngine } from '../../src/engines/local/adapter.js';
 import { EngineError, type ChatChunk, type ChatRequest, type PullProgress } from '../../src/engines/types.js';
+import { eventually } from '../helpers/eventually.js';
 import { TEST_TMP } from '../helpers/paths.js';
 import { tinyGgufBytes, writeTinyGguf } from '../helpers/tiny-gguf.js';
 import { chunksOf, collect, never, rejectsWith } from './support.js';
@@ -435,7 +436,7 @@ describe('local engine (llama.cpp child process)', () => {
         for (let step = await pulling.next(); !step.done; step = await pulling.next());
       })();
       // Wait until the first half is on disk (the server then stalls).
-      for (let i = 0; i < 200 && partials().length === 0; i++) await sleep(10);
+      await eventually('the partial file', () => partials().length > 0);
       assert.equal(partials().length, 1);
       controller.abort();
       await rejectsWith(rest, 'aborted');

@@ -4,10 +4,12 @@
 // carry anything. On a real Fastify server with the gateway's logger options.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { AccessLog } from '../../src/gateway/access-log.js';
 import { loggerOptions } from '../../src/platform/logging.js';
+import { eventually } from '../helpers/eventually.js';
 
 const SECRET = 'rdk_0123456789abcdefghijklmnopqrstuvwxyz';
 
@@ -35,16 +37,15 @@ describe('access log', () => {
 
   // A line is written when the response has finished, which may be just after the client
   // has read it: wait for the expected line, then a little longer so that a stray one shows.
-  const settle = async (lines: string[], expected: (line: string) => boolean) => {
-    const deadline = Date.now() + 5000;
-    while (!lines.some(expected) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  const settle = async (lines: string[], what: string) => {
+    await eventually(`a "${what}" line`, () => lines.some((line) => line.includes(what)));
+    await sleep(50);
   };
 
   it('writes one line per completed request: method, path without its query, address, status, time, correlation id', async () => {
     access.length = own.length = 0;
     await (await fetch(`${base}/answers?api_key=${SECRET}`, { headers: { 'x-api-key': SECRET } })).text();
-    await settle(access, (line) => line.includes('request completed'));
+    await settle(access, 'request completed');
     assert.equal(access.length, 1);
     const line = JSON.parse(access[0]!);
     assert.equal(line.msg, 'request completed');
@@ -60,7 +61,7 @@ describe('access log', () => {
   it("logs a request that failed with an error through the request's redacting logger, secrets redacted", async () => {
     access.length = own.length = 0;
     await fetch(`${base}/fails?key=${SECRET}`, { headers: { 'x-api-key': SECRET }, signal: AbortSignal.timeout(300) }).catch(() => undefined);
-    await settle(own, (line) => line.includes('request errored'));
+    await settle(own, 'request errored');
     assert.deepEqual(access, [], 'not through the unredacted access logger');
     const errored = own.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request errored');
     assert.equal(errored.length, 1, own.join(''));

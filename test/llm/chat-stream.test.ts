@@ -8,7 +8,8 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { createApiKey } from '../gateway/support.js';
-import { deltasOf, eventually, gatewayOver, openStream, payloads, post, usageRows, type OpenStream } from './chat-support.js';
+import { eventually } from '../helpers/eventually.js';
+import { deltasOf, gatewayOver, openStream, payloads, post, usageRows, type OpenStream } from './chat-support.js';
 
 const CHAT = '/api/llm/v1/chat/completions';
 const hello = [{ role: 'user', content: 'hello there' }];

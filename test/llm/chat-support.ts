@@ -151,15 +151,6 @@ export const deltasOf = (frames: any[]) =>
     .map((f) => f.choices[0]?.delta?.content ?? '')
     .join('');
 
-/** Polls `check` every 20 ms until it is true, or fails after `timeoutMs`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Rows of usage_records for a tenant, after the recorder has flushed. */
 export async function usageRows(gw: TestGateway, tenantId: string): Promise<any[]> {
   await gw.ctx.llm.usage.flush();

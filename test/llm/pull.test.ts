@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { tinyGgufBytes } from '../helpers/tiny-gguf.js';
 import { createApiKey } from '../gateway/support.js';
 import { gatewayOver, openStream, payloads } from './chat-support.js';
@@ -172,8 +173,7 @@ describe('llm model pull stream', () => {
         body: JSON.stringify({ model: 'slow:latest' }),
         signal: controller.signal,
       }).catch((error: unknown) => error);
-      const waitForEngine = Date.now() + 5000;
-      while (ollama.inFlight() === inFlight && Date.now() < waitForEngine) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually('the engine to receive the request', () => ollama.inFlight() !== inFlight);
       const aborted = ollama.aborted();
       controller.abort();
       assert.ok((await answer) instanceof Error);

@@ -10,7 +10,7 @@ import { AppError } from '../../src/platform/errors.js';
 import { EngineError } from '../../src/engines/types.js';
 import type { Lease } from '../../src/areas/llm/router/types.js';
 import { ask, chatOn, hold, nodeNamed } from './router-support.js';
-import { eventually } from './chat-support.js';
+import { eventually } from '../helpers/eventually.js';
 
 const unavailable = (detail: RegExp) => (error: unknown) => {
   assert.ok(error instanceof AppError, String(error));

@@ -8,6 +8,7 @@ import { after, afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
+import { eventually } from '../helpers/eventually.js';
 import { createApiKey } from '../gateway/support.js';
 import { gatewayOver, openStream, payloads, usageRows } from './chat-support.js';
 
@@ -64,8 +65,7 @@ describe('llm calls at shutdown', () => {
   it('answers a JSON request still waiting on the engine with a 503 and Retry-After', async () => {
     const g = await start(1, { silentMs: 20_000 });
     const answer = g.request('POST', CHAT, { apiKey: key, json: { model: 'slow-model', messages: [{ role: 'user', content: 'hi' }] } });
-    const waitForEngine = Date.now() + 5000;
-    while (fake.inFlight() === 0 && Date.now() < waitForEngine) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually('the engine to receive the request', () => fake.inFlight() !== 0);
     const closing = closeApp(g);
     const response = await answer;
     assert.equal(response.status, 503, response.text);
@@ -128,8 +128,7 @@ describe('llm calls at shutdown', () => {
       const admin = await tokenFor(g, t.admin.id, t.tenantId);
       ollama.behaviour = { delayHeadersMs: 20_000 };
       const answer = g.request('POST', '/api/llm/v1/ollama/models/pull/stream', { json: { model: 'big:latest' }, headers: { authorization: `Bearer ${admin}` } });
-      const waitForEngine = Date.now() + 5000;
-      while (ollama.inFlight() === 0 && Date.now() < waitForEngine) await new Promise((resolve) => setTimeout(resolve, 20));
+      await eventually('the engine to receive the request', () => ollama.inFlight() !== 0);
       const closing = closeApp(g);
       const response = await answer;
       assert.equal(response.status, 503, response.text);
