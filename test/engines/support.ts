@@ -1,7 +1,10 @@
 // What the engine adapter tests share: a request against the loopback fakes, reading
-// a stream to its end, and asserting which EngineError a call fails with.
+// a stream to its end, asserting which EngineError a call fails with, and a stream
+// whose reader has stopped.
 import assert from 'node:assert/strict';
-import { EngineError, type ChatBatch, type ChatChunk, type ChatRequest, type EngineFailure } from '../../src/engines/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EngineError, type ChatBatch, type ChatChunk, type ChatRequest, type Engine, type EngineFailure } from '../../src/engines/types.js';
+import type { FakeEngine } from '../helpers/fake-engines/index.js';
 
 /** A signal that never fires. */
 export const never = new AbortController().signal;
@@ -48,4 +51,33 @@ export async function rejectsWith(promise: Promise<unknown>, failure: EngineFail
   if (check instanceof RegExp) assert.match(error.message, check);
   else check?.(error);
   return error;
+}
+
+/**
+ * Starts a ~134 MB streamed answer from `fake`, takes its first batch and stops reading.
+ * Asserts that the fake stops writing after a quarter of it at most, and writes nothing
+ * more while nobody reads: only socket and stream buffers fill up (loopback socket
+ * buffers autotune to several MB, differently from machine to machine, so the answer is
+ * far larger than they are). Returns the stream, still open, and the bytes written then.
+ */
+export async function stallUnreadStream(engine: Engine, fake: FakeEngine): Promise<{ iterator: AsyncIterator<ChatBatch>; stalled: number; written: () => number }> {
+  const tokenChars = 16 * 1024;
+  const tokens = 8192;
+  fake.behaviour = { reply: 'x'.repeat(tokenChars), repeat: tokens };
+  const bytesBefore = fake.bytesWritten();
+  const written = () => fake.bytesWritten() - bytesBefore;
+  const iterator = (await engine.chatStream(chatRequest({ maxTokens: 1_000_000 })))[Symbol.asyncIterator]();
+  try {
+    assert.equal((await iterator.next()).done, false);
+    const stalled = (await fake.untilStalled()) - bytesBefore;
+    assert.ok(stalled < (tokens * tokenChars) / 4, `only socket and stream buffers fill up (${stalled} of ${tokens * tokenChars} bytes)`);
+    await sleep(300);
+    const more = written() - stalled;
+    assert.ok(more < 256 * 1024, `nothing more written while nobody reads (${more} bytes)`);
+    return { iterator, stalled, written };
+  } catch (error) {
+    await iterator.return?.();
+    fake.behaviour = {};
+    throw error;
+  }
 }
