@@ -49,6 +49,18 @@ describe('request logger', () => {
     assert.ok(!lines.join('').includes('rdk_secret_value'));
   });
 
+  it('logs each of the six levels at its own level', () => {
+    const { parent, lines } = parentLogger('trace');
+    const log = make(parent);
+    const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+    for (const level of levels) log[level]({ level_name: level }, 'at %s', level);
+    const parsed = lines.map((line) => JSON.parse(line));
+    assert.deepEqual(
+      parsed.map((l) => [l.level, l.level_name, l.msg, l.correlationId]),
+      levels.map((level, i) => [60 - 10 * i, level, `at ${level}`, 'corr-7']),
+    );
+  });
+
   it('passes a level change and child loggers through to the real child', () => {
     const { parent, lines } = parentLogger();
     const log = make(parent);
