@@ -5,11 +5,12 @@ import cors from '@fastify/cors';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { pino, type DestinationStream } from 'pino';
+import { parse as parseJsonSafely } from 'secure-json-parse';
 import type { AppContext } from '../context.js';
 import { loggerOptions } from '../platform/logging.js';
 import { AccessLog } from './access-log.js';
 import { requestLogger } from './request-logger.js';
-import { shuttingDown } from '../platform/errors.js';
+import { AppError, shuttingDown } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { RouteLiterals } from './legacy-routes.js';
 import { registerErrorHandling, handleClientError } from './error-handler.js';
@@ -24,6 +25,7 @@ import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { llmRoutes } from '../areas/llm/routes.js';
 import type { RouteSummary } from './fastify-types.js';
+import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
 
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 1000;
@@ -48,10 +50,13 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
   const literals = new RouteLiterals();
+  // A request without a Host header is answered by our own hook (the problem shape,
+  // a correlation id), not by Node's bare 400.
+  const serverOptions = { connectionsCheckingInterval, requireHostHeader: false };
   const app = Fastify({
     logger,
-    http: { connectionsCheckingInterval },
-    ...(options.https ? { https: { ...options.https, connectionsCheckingInterval } } : {}),
+    http: serverOptions,
+    ...(options.https ? { https: { ...options.https, ...serverOptions } } : {}),
     clientErrorHandler: handleClientError,
     genReqId: correlationIdFor,
     logController: accessLog,
@@ -65,7 +70,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     return503OnClosing: false,
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: 200 },
     // Strict input: a string where a number or boolean belongs is a 400, never coerced.
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true } },
+    // Validation stops at the first error (Ajv's `allErrors` is a denial of service:
+    // 100,000 bad array items made a 19 MB answer), and size limits are checked before
+    // the items they bound. Every string follows the text rules.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false }, plugins: [textRulePlugin] },
   }).withTypeProvider<TypeBoxTypeProvider>();
   // Slow clients are cut off: headers must arrive within this time (requestTimeout bounds the body).
   app.server.headersTimeout = config.http.headersTimeoutMs;
@@ -76,6 +84,14 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const routeTable: RouteSummary[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
+    // Every string a request carries follows the text rules, path parameters included.
+    const schema = { ...route.schema, params: route.schema?.params ?? paramsSchemaFor(route.url) };
+    for (const part of ['body', 'querystring', 'params'] as const) {
+      const partSchema = schema[part];
+      if (partSchema == null) delete schema[part];
+      else schema[part] = withTextRules(partSchema);
+    }
+    if (route.schema || schema.params) route.schema = schema;
     literals.add(route.url);
     for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, auth: route.config?.auth ?? 'required' });
   });
@@ -105,17 +121,22 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     reply.raw.setHeader(CORRELATION_HEADER, String(request.id));
     // Requests still arriving on open connections during shutdown: retry elsewhere.
     if (closing) throw shuttingDown();
+    // HTTP/1.1 requires it (RFC 9112, 3.2); HTTP/1.0 clients may leave it out.
+    if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') throw new AppError('BAD_REQUEST', 'The request has no Host header.');
   });
 
   // An empty body with a JSON content type is "no body", not a parse error:
-  // clients often send the header on body-less POSTs such as revoke.
+  // clients often send the header on body-less POSTs such as revoke. Keys that
+  // could reach an object's prototype if a body were ever merged (`__proto__`,
+  // `constructor.prototype`) are refused, as Fastify's own parser does.
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
     try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(Object.assign(new SyntaxError('The request body is not valid JSON.'), { statusCode: 400 }), undefined);
+      done(null, parseJsonSafely(text, null, { protoAction: 'error', constructorAction: 'error' }));
+    } catch (error) {
+      const message = error instanceof SyntaxError && !/forbidden prototype property/.test(error.message) ? 'The request body is not valid JSON.' : 'The request body has a key that is not accepted: __proto__ or constructor.prototype.';
+      done(new AppError('BAD_REQUEST', message), undefined);
     }
   });
 

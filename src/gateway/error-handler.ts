@@ -16,11 +16,19 @@ const FRAMEWORK_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
   431: ['HEADERS_TOO_LARGE', 'The request headers are too large.'],
 };
 
+const MAX_REPORTED_ERRORS = 5;
+
 /** Any failure as an AppError, or undefined for an unexpected one (a 500 whose details stay in the log). */
 function toAppError(error: FastifyError): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error.validation) {
-    const errors = error.validation.map(fieldError);
+    // Validation stops at the first error (see app.ts), but the other branches of a
+    // union report too (`must be null`, `must match a schema in anyOf`), on the same
+    // field or one that holds it: the first error says most.
+    const errors = error.validation
+      .map(fieldError)
+      .filter((e, i, all) => !all.slice(0, i).some((earlier) => within(earlier.field, e.field)))
+      .slice(0, MAX_REPORTED_ERRORS);
     return new AppError('VALIDATION_FAILED', `Validation failed: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { errors });
   }
   const status = error.statusCode ?? 500;
@@ -77,6 +85,11 @@ function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
     .code(error.status)
     .type('application/problem+json')
     .send(problem(error.status, error.code, error.detail, String(request.id), error.extra.errors));
+}
+
+/** Whether `field` is `container` or lies inside it (`messages[0].content` inside `messages`). */
+function within(field: string, container: string): boolean {
+  return field === container || field.startsWith(`${container}.`) || field.startsWith(`${container}[`) || container === 'body';
 }
 
 // Ajv reports `/messages/0/role` or a missing property; name the field as a client wrote it.

@@ -10,13 +10,17 @@ import { LoginResponse, SessionResponse, UserSchema } from './schemas.js';
 import { currentUser, login, logout, refresh } from './service.js';
 import { Throttle } from './throttle.js';
 
-const LoginBody = Type.Object({
-  // A username or an e-mail address (spec 2.3).
-  username: Type.String({ minLength: 1, maxLength: 320 }),
-  password: Type.String({ minLength: 1, maxLength: 1024 }),
-  // Spec 2.3: a field named `email` fails validation (the e-mail goes in `username`).
-  email: Type.Optional(Type.Never()),
-});
+// Spec 2.3: a field named `email` fails validation (the e-mail goes in `username`).
+// Checked first, so that it is the error reported even when `username` is missing too
+// (validation stops at the first error).
+const LoginBody = Type.Intersect([
+  Type.Object({ email: Type.Optional(Type.Never()) }),
+  Type.Object({
+    // A username or an e-mail address (spec 2.3).
+    username: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' }),
+  }),
+]);
 
 // Refresh and logout accept an empty body: the cookie then carries the token.
 const RefreshBody = Type.Object({ refreshToken: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })) });

@@ -36,7 +36,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/2fa/disable',
     {
       schema: {
-        body: Type.Object({ code: Type.Optional(Code), password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })) }),
+        body: Type.Object({ code: Type.Optional(Code), password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' })) }),
         response: { 200: UserSchema, ...problems(400, 401, 403, 404, 409, 429) },
       },
     },

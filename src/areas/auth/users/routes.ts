@@ -10,7 +10,8 @@ import { createUserAs, getUser, listUsers, updateUser, PASSWORD_MAX_LENGTH, PASS
 const RoleName = Type.Union([Type.Literal('member'), Type.Literal('admin'), Type.Literal('platform_admin')]);
 const Roles = Type.Array(RoleName, { minItems: 1, maxItems: 3 });
 const UserStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
-const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH });
+// Any character but NUL: a password is hashed, never shown, and its owner chooses it.
+const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, text: 'verbatim' });
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 
 // The user object of the login response (spec 2.4); never the password hash.

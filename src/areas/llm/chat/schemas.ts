@@ -14,7 +14,8 @@ export const MAX_GROUNDING_IDS = 100;
 
 const Message = Type.Object({
   role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
-  content: Type.String({ maxLength: MAX_CONTENT_CHARS }),
+  // Passed to the model as written: only NUL is refused (see gateway/text-rules.ts).
+  content: Type.String({ maxLength: MAX_CONTENT_CHARS, text: 'verbatim' }),
 });
 
 const Identifier = Type.String({ minLength: 1, maxLength: 200 });

@@ -26,7 +26,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
     '/workspaces',
     {
       schema: {
-        body: Type.Object({ name: Text(200), description: Type.Optional(Type.String({ maxLength: 2000 })) }),
+        body: Type.Object({ name: Text(200), description: Type.Optional(Type.String({ maxLength: 2000, text: 'multiline' })) }),
         response: { 201: Workspace, ...problems(400, 401, 403) },
       },
     },
@@ -44,7 +44,7 @@ export const workspaceRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = a
         params: Params,
         body: Type.Object({
           name: Type.Optional(Text(200)),
-          description: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+          description: Type.Optional(Type.Union([Type.String({ maxLength: 2000, text: 'multiline' }), Type.Null()])),
         }),
         response: { 200: Workspace, ...problems(400, 401, 403, 404) },
       },
