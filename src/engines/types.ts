@@ -111,6 +111,7 @@ export type EngineFailure =
   | 'model_not_found' // the engine does not have (or could not load) the model
   | 'rejected' // the engine refused the request (4xx other than 404/429)
   | 'conflict' // the engine already holds something else under the name asked for
+  | 'download_failed' // a pull's download from the caller's URL failed (refused, DNS, HTTP error, cut off): the source's fault, not the node's
   | 'aborted'; // our caller went away
 
 export class EngineError extends Error {

@@ -307,6 +307,11 @@ describe('local engine (llama.cpp child process)', () => {
         else if (req.url === '/hop2') res.writeHead(307, { location: `${base}/tiny.gguf` }).end();
         else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
         else if (req.url === '/big.gguf') send(Buffer.alloc(5 * 1024 * 1024));
+        else if (req.url === '/server-error.gguf') res.writeHead(500).end();
+        else if (req.url === '/cut.gguf') {
+          res.writeHead(200, { 'content-length': good.length });
+          res.write(good.subarray(0, good.length / 2), () => res.destroy());
+        }
         else if (req.url === '/stall.gguf') {
           // Half the file, then nothing until the test lets go.
           res.writeHead(200, { 'content-length': good.length });
@@ -360,7 +365,7 @@ describe('local engine (llama.cpp child process)', () => {
         assert.ok(!frames.some((f) => f.status === 'verifying sha256 digest'));
         assert.deepEqual(checked, ['/hop1', '/hop2', '/tiny.gguf']);
         assert.ok((await ids(engine)).includes('redirected'));
-        await rejectsWith(collect(redirected.pull({ model: 'x', url: `${base}/loop`, signal: never })), 'upstream_error', /redirects/);
+        await rejectsWith(collect(redirected.pull({ model: 'x', url: `${base}/loop`, signal: never })), 'download_failed', /more than 5 redirects/);
       } finally {
         await redirected.close();
       }
@@ -424,7 +429,24 @@ describe('local engine (llama.cpp child process)', () => {
       await rejectsWith(collect(engine.pull({ model: 'y', url: 'file:///etc/passwd', signal: never })), 'rejected', /http or https/);
       await rejectsWith(collect(engine.pull({ model: 'y', signal: never })), 'rejected', /needs the URL/);
       await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/tiny.gguf`, sha256: 'abc', signal: never })), 'rejected', /64 hexadecimal/);
-      await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/missing.gguf`, signal: never })), 'rejected', /HTTP 404/);
+      await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/missing.gguf`, signal: never })), 'download_failed', /HTTP 404/);
+      assert.deepEqual(partials(), []);
+    });
+
+    it("a download that fails (refused, HTTP 500, cut off, stalled) is download_failed, never retryable: the URL is the caller's, not this node's", async () => {
+      const failures = [
+        await rejectsWith(collect(engine.pull({ model: 'y', url: 'http://127.0.0.1:1/x.gguf', signal: never })), 'download_failed', /^The download failed: connect ECONNREFUSED 127\.0\.0\.1:1$/),
+        await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/server-error.gguf`, signal: never })), 'download_failed', /HTTP 500/),
+        await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/cut.gguf`, signal: never })), 'download_failed', /^The download failed: /),
+      ];
+      const quick = new LocalEngine({ modelsDir, threads: 1, contextSize: 256, timeoutMs: 300, pullMaxBytes: 4 * 1024 * 1024 });
+      try {
+        failures.push(await rejectsWith(collect(quick.pull({ model: 'y', url: `${base}/stall.gguf`, signal: never })), 'download_failed', /stalled/));
+      } finally {
+        release();
+        await quick.close();
+      }
+      for (const failure of failures) assert.equal(failure.retryable, false, failure.message);
       assert.deepEqual(partials(), []);
     });
 

@@ -9,7 +9,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
 import type { ChatChunk, ChatRequest, EngineError, EngineFailure } from '../../src/engines/types.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
-import { chatRequest, chunksOf, collect, never, rejectsWith, stallUnreadStream, text } from './support.js';
+import { chatRequest, chunksOf, collect, drainedOrClosed, never, rejectsWith, stallUnreadStream, text } from './support.js';
 
 /** A loopback server that answers every request with exactly what `script` writes, counting connections. */
 async function scripted(script: (req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>) {
@@ -300,7 +300,7 @@ describe('OpenAI-compatible engine adapter', () => {
         res.writeHead(500, { 'content-type': 'text/plain' });
         for (let i = 0; i < 256 && !res.destroyed; i++) {
           written += piece.length;
-          if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+          if (!res.write(piece)) await drainedOrClosed(res);
         }
         res.end();
       });
@@ -325,7 +325,7 @@ describe('OpenAI-compatible engine adapter', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: ');
         for (let i = 0; i < 256 && !res.destroyed; i++) {
-          if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+          if (!res.write(piece)) await drainedOrClosed(res);
         }
         res.end();
       });

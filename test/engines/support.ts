@@ -1,7 +1,8 @@
 // What the engine adapter tests share: a request against the loopback fakes, reading
-// a stream to its end, asserting which EngineError a call fails with, and a stream
-// whose reader has stopped.
+// a stream to its end, asserting which EngineError a call fails with, a stream
+// whose reader has stopped, and a scripted server's wait for a full socket.
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError, type ChatBatch, type ChatChunk, type ChatRequest, type Engine, type EngineFailure } from '../../src/engines/types.js';
 import type { FakeEngine } from '../helpers/fake-engines/index.js';
@@ -80,4 +81,21 @@ export async function stallUnreadStream(engine: Engine, fake: FakeEngine): Promi
     fake.behaviour = {};
     throw error;
   }
+}
+
+/**
+ * Resolves when a scripted server's full response drains or closes, and leaves no
+ * listener behind: `res.once('drain', …).once('close', …)` kept its 'close' listener
+ * after every drain, 11 of them on a long answer (MaxListenersExceededWarning).
+ */
+export function drainedOrClosed(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }

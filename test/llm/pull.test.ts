@@ -1,7 +1,8 @@
 // POST /api/llm/v1/{engine}/models/pull/stream: who may pull, what a pull request
 // must hold, Ollama's progress relayed as camelCase frames (success and error),
-// the pull cancelled when the admin goes away, and a local pull end to end: a tiny
-// GGUF from a loopback server into the models dir, listed and served at once.
+// the pull cancelled when the admin goes away, a local pull end to end (a tiny
+// GGUF from a loopback server into the models dir, listed and served at once), and
+// pulls that fail by the caller's fault never counting against the node.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -44,6 +45,12 @@ describe('llm model pull stream', () => {
       } else if (req.url === '/tiny.gguf') {
         res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': gguf.length });
         res.end(gguf);
+      } else if (req.url === '/server-error.gguf') {
+        res.writeHead(500).end();
+      } else if (req.url === '/cut.gguf') {
+        // Half the file, then the connection drops: the download breaks after the pull's first frame.
+        res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': gguf.length });
+        res.write(gguf.subarray(0, gguf.length / 2), () => res.destroy());
       } else {
         res.writeHead(404).end();
       }
@@ -253,6 +260,61 @@ describe('llm model pull stream', () => {
     assert.equal(last.status, 'error', JSON.stringify(frames));
     assert.equal(last.error.code, 'rejected');
     assert.ok(!existsSync(path.join(gw.dataDir, 'models', 'bad-sum.gguf')));
+  });
+
+  it('issue 14: downloads that fail (refused, HTTP 404/500, cut off) are the caller\'s 400 or error frame, naming the reason; the shared local node stays healthy for every tenant', async () => {
+    const localNode = async () => {
+      const nodes = await gw.request('GET', '/api/llm/v1/nodes', { token: platformAdmin });
+      return nodes.body.data.find((n: { engine: string }) => n.engine === 'local');
+    };
+    // More failures than GATEWAY_NODE_FAILURES_BEFORE_COOLDOWN (3): were they counted, the node would cool down.
+    for (let n = 0; n < 4; n++) {
+      // Nothing listens on port 1: the connection is refused. The reason is the one the CLI gives.
+      const refused = await pull('local', { model: `refused-${n}.gguf`, url: 'http://127.0.0.1:1/x.gguf' });
+      assert.equal(refused.status, 400, refused.text);
+      assert.equal(refused.body.code, 'BAD_REQUEST');
+      assert.equal(refused.body.detail, 'The download failed: connect ECONNREFUSED 127.0.0.1:1');
+    }
+    for (const [file, reason] of [
+      ['missing.gguf', /answered HTTP 404/],
+      ['server-error.gguf', /answered HTTP 500/],
+    ] as const) {
+      const answered = await pull('local', { model: 'answered.gguf', url: `${filesUrl}/${file}` });
+      assert.equal(answered.status, 400, answered.text);
+      assert.match(answered.body.detail, /^The download failed: /);
+      assert.match(answered.body.detail, reason);
+    }
+    const cut = await stream('local', { model: 'cut.gguf', url: `${filesUrl}/cut.gguf` });
+    assert.equal(cut.status, 200);
+    const last = payloads(await cut.end(30_000)).at(-1);
+    assert.equal(last.status, 'error', JSON.stringify(last));
+    assert.equal(last.error.code, 'download_failed');
+    assert.match(last.error.message, /^The download failed: /);
+
+    const node = await localNode();
+    assert.equal(node.health.status, 'healthy', JSON.stringify(node.health));
+    assert.equal(node.health.lastError, undefined, JSON.stringify(node.health));
+    const s = await openStream(gw, pullPath('local'), { model: 'after-bad-urls.gguf', url: `${filesUrl}/tiny.gguf` }, { authorization: `Bearer ${otherAdmin}` });
+    assert.equal(s.status, 200, 'another tenant still reaches the node');
+    assert.deepEqual(payloads(await s.end(60_000)).at(-1), { status: 'success' });
+    assert.equal((await localNode()).health.status, 'healthy');
+  });
+
+  it("a pull Ollama's registry cannot serve (model not found) ends in an error frame and never counts against the node", async () => {
+    ollama.behaviour.pullFrames = [{ status: 'pulling manifest' }, { error: 'pull model manifest: file does not exist' }];
+    try {
+      for (let n = 0; n < 4; n++) {
+        const s = await stream('ollama', { model: 'missing:latest' });
+        assert.equal(payloads(await s.end()).at(-1).status, 'error');
+      }
+    } finally {
+      delete ollama.behaviour.pullFrames;
+    }
+    const nodes = await gw.request('GET', '/api/llm/v1/nodes', { token: platformAdmin });
+    const node = nodes.body.data.find((n: { engine: string }) => n.engine === 'ollama');
+    assert.equal(node.health.status, 'healthy', JSON.stringify(node.health));
+    const s = await stream('ollama', { model: 'llama3.2:1b' });
+    assert.deepEqual(payloads(await s.end()).at(-1), { status: 'success' });
   });
 
   it('answers a pull the node cannot start with a plain 503 and Retry-After', async () => {

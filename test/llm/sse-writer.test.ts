@@ -26,6 +26,7 @@ describe('event-stream writer', () => {
   it('makes every write while the socket is full wait on one shared drain', async () => {
     const res = fullResponse();
     const sse = new SseWriter(res as unknown as ServerResponse, 60_000);
+    const closeListeners = res.listenerCount('close'); // the writer's own, one per response
     const waits = [sse.sendJson('{"n":1}'), sse.sendJson('{"n":2}'), sse.sendJson('{"n":3}')];
     assert.equal(res.listenerCount('drain'), 1);
     assert.equal(new Set(waits).size, 1, 'one wait for the batch');
@@ -38,6 +39,8 @@ describe('event-stream writer', () => {
     res.emit('drain');
     await Promise.all(waits);
     assert.equal(res.listenerCount('drain'), 0);
+    // Nor its 'close' (which also ends a wait): one left per full socket would pile up on a long answer.
+    assert.equal(res.listenerCount('close'), closeListeners);
 
     // Full again: a new wait, which a closed connection releases as well.
     res.writableNeedDrain = true;

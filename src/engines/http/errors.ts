@@ -47,7 +47,8 @@ function codeOf(err: unknown): string | undefined {
   return Array.isArray(inner) && inner.length > 0 ? codeOf(inner[0]) : undefined;
 }
 
-function describe(err: unknown): string {
+/** A transport error as one line: its message, with the code where the message lacks it (an AggregateError has no message of its own). */
+export function describeTransportError(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   const code = codeOf(err);
   return code && !message.includes(code) ? `${message} (${code})` : message || code || 'unknown error';
@@ -62,9 +63,9 @@ export function requestError(ctx: ErrorContext, err: unknown, signal: AbortSigna
   if (signal.aborted) return engineError(ctx, 'aborted', `${ctx.label}: request cancelled by the caller`, { cause: err });
   const code = codeOf(err);
   if (code !== undefined && TIMEOUT_CODES.has(code)) return engineError(ctx, 'timeout', `${ctx.label} did not answer in time`, { cause: err });
-  if (code !== undefined && UNREACHABLE_CODES.has(code)) return engineError(ctx, 'unreachable', `${ctx.label} is unreachable: ${describe(err)}`, { cause: err });
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return engineError(ctx, 'unreachable', `${ctx.label} is unreachable: ${describeTransportError(err)}`, { cause: err });
   // TLS and other connection-level surprises: the node cannot be used right now.
-  return engineError(ctx, 'unreachable', `${ctx.label} failed: ${describe(err)}`, { cause: err });
+  return engineError(ctx, 'unreachable', `${ctx.label} failed: ${describeTransportError(err)}`, { cause: err });
 }
 
 /**
@@ -78,7 +79,7 @@ export function streamError(ctx: ErrorContext, err: unknown, signal: AbortSignal
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return engineError(ctx, 'timeout', `${ctx.label} went silent mid-answer`, { cause: err, retryable: false });
   }
-  return engineError(ctx, 'upstream_error', `${ctx.label} broke off its answer: ${describe(err)}`, { cause: err, retryable: false });
+  return engineError(ctx, 'upstream_error', `${ctx.label} broke off its answer: ${describeTransportError(err)}`, { cause: err, retryable: false });
 }
 
 /** The human part of an engine's error body: OpenAI `{error:{message}}`, Ollama `{error}`, vLLM `{message}`, FastAPI `{detail}`, or text. */

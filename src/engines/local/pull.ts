@@ -2,12 +2,19 @@
 // `.partial/` (never listed), is checked (size cap, optional SHA-256, GGUF header,
 // a trial load in the llama.cpp child) and only then renamed into place, which is
 // atomic and replaces an older file of the same name only at that moment.
+//
+// Whose fault a failure is decides what the router does with the node, so it is
+// settled here: the download from the caller's URL failing in any way (refused,
+// DNS, an HTTP error, cut off, stalled) is `download_failed` and a file the checks
+// refuse is `rejected`, both the caller's; only this node's own trouble (its disk,
+// its child process) is a failure that counts against it.
 import { createHash, randomUUID } from 'node:crypto';
 import { access, link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { LookupFunction } from 'node:net';
 import { Agent, request, type Dispatcher } from 'undici';
 import { EngineError, type PullProgress, type PullRequest } from '../types.js';
+import { describeTransportError } from '../http/errors.js';
 import { PARTIAL_DIR, modelIdFromName, type ModelCatalog } from './catalog.js';
 import { checkGgufHeader } from './gguf-header.js';
 
@@ -74,7 +81,7 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
       // Socket chunks are ~64 KiB; writing them in ~1 MiB batches saves most of the write calls.
       let batch: Buffer[] = [];
       let batchBytes = 0;
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      for await (const chunk of received(response.body as AsyncIterable<Buffer>, url)) {
         completed += chunk.length;
         if (completed > deps.maxBytes) throw new EngineError('rejected', `The file is larger than the pull limit of ${deps.maxBytes} bytes.`);
         hash.update(chunk);
@@ -99,7 +106,7 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
       await file.close();
     }
     if (total !== undefined && completed !== total) {
-      throw new EngineError('upstream_error', `The download ended after ${completed} of ${total} bytes.`);
+      throw new EngineError('download_failed', `The download ended after ${completed} of ${total} bytes.`);
     }
     yield progress(total, completed);
     const seconds = (performance.now() - started) / 1000;
@@ -143,27 +150,51 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
 async function download(start: URL, agent: Agent, deps: PullDependencies, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
   let url = start;
   for (let hop = 0; ; hop++) {
-    await deps.checkUrl?.(url);
-    const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { accept: '*/*' } });
+    await deps.checkUrl?.(url).catch((error: unknown) => {
+      throw new EngineError('rejected', `The pull failed: ${(error as Error).message}`, { cause: error });
+    });
+    const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { accept: '*/*' } }).catch((error: unknown) => {
+      throw downloadError(error, url);
+    });
     const { statusCode } = response;
+    // The body of an answer we do not keep: a failure to read it changes nothing.
+    if (statusCode !== 200) await response.body.dump().catch(() => {});
     if (statusCode >= 300 && statusCode < 400 && statusCode !== 304) {
-      await response.body.dump();
       const location = response.headers.location;
-      if (typeof location !== 'string') throw new EngineError('upstream_error', `The server answered HTTP ${statusCode} without a Location.`);
-      if (hop >= MAX_REDIRECTS) throw new EngineError('upstream_error', `More than ${MAX_REDIRECTS} redirects.`);
+      if (typeof location !== 'string') throw new EngineError('download_failed', `The download failed: ${safeUrl(url)} answered HTTP ${statusCode} without a Location.`);
+      if (hop >= MAX_REDIRECTS) throw new EngineError('download_failed', `The download failed: more than ${MAX_REDIRECTS} redirects.`);
       const next = parseUrl(new URL(location, url).toString());
       if (url.protocol === 'https:' && next.protocol === 'http:') throw new EngineError('rejected', 'A redirect from https to http was refused.');
       url = next;
       continue;
     }
     if (statusCode !== 200) {
-      await response.body.dump();
-      throw new EngineError(statusCode >= 500 ? 'upstream_error' : 'rejected', `The download failed: ${safeUrl(url)} answered HTTP ${statusCode}.`, {
-        status: statusCode,
-      });
+      throw new EngineError('download_failed', `The download failed: ${safeUrl(url)} answered HTTP ${statusCode}.`, { status: statusCode });
     }
     return response;
   }
+}
+
+/** The response body as it arrives, its transport failures being the download's. */
+async function* received(body: AsyncIterable<Buffer>, url: URL): AsyncGenerator<Buffer> {
+  try {
+    yield* body;
+  } catch (error) {
+    throw downloadError(error, url);
+  }
+}
+
+/**
+ * A transport failure of the download (refused, reset, DNS, TLS, a deny-listed
+ * address at connect time, no data in time): the URL's, never this node's.
+ */
+function downloadError(error: unknown, url: URL): unknown {
+  if (error instanceof EngineError) return error;
+  const code = (error as { code?: string } | null)?.code ?? '';
+  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+    return new EngineError('download_failed', `The download stalled: ${safeUrl(url)} sent nothing in time.`, { cause: error });
+  }
+  return new EngineError('download_failed', `The download failed: ${describeTransportError(error)}`, { cause: error });
 }
 
 function taken(id: string): EngineError {
@@ -208,15 +239,11 @@ function safeUrl(url: URL): string {
 function asEngineError(error: unknown, signal: AbortSignal): EngineError {
   if (signal.aborted) return new EngineError('aborted', 'The pull was aborted.');
   if (error instanceof EngineError) return error;
-  const code = (error as { code?: string }).code ?? '';
-  if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return new EngineError('timeout', 'The download stalled.', { cause: error });
-  }
-  if (code.startsWith('E') || code.startsWith('UND_ERR')) {
-    return new EngineError('unreachable', `The download failed: ${(error as Error).message}`, { cause: error });
-  }
-  // checkUrl refusals and anything else unexpected: say what happened.
-  return new EngineError('rejected', `The pull failed: ${(error as Error).message}`, { cause: error });
+  // The download's and the checks' failures are EngineErrors by now: what is left is
+  // this node's own (its disk full or not writable), which counts against it. Only the
+  // code goes into the message, which tenant admins read: the fs message names our paths.
+  const code = (error as { code?: unknown } | null)?.code;
+  return new EngineError('upstream_error', `The pull failed on this node${typeof code === 'string' ? ` (${code})` : ''}.`, { cause: error });
 }
 
 async function removeStalePartials(dir: string): Promise<void> {

@@ -4,7 +4,9 @@
 // frame; no `[DONE]` follows (that terminator belongs to the chat stream).
 //
 // The first frame is awaited before the headers go out, so a pull the engine
-// refuses outright (unreachable node, bad URL) is a plain HTTP error.
+// refuses outright (unreachable node, bad URL) is a plain HTTP error. Only the
+// node's own failures count against it (towards its cooldown): a download from
+// the caller's URL that fails is the caller's error, a 400 naming the reason.
 import type { FastifyReply } from 'fastify';
 import { AppError, shuttingDown } from '../../../platform/errors.js';
 import { EngineError, type OutboundGuard, type PullProgress } from '../../../engines/types.js';
@@ -119,12 +121,15 @@ function errorFrame(failure: unknown) {
 function beforeFirstFrame(error: unknown, retryAfterSeconds: number): unknown {
   if (!(error instanceof EngineError)) return error;
   if (error.failure === 'rejected') return new AppError('BAD_REQUEST', `The engine refused the pull: ${error.message}`);
+  // The caller's own URL, so the reason is theirs to read (the same words the CLI prints).
+  if (error.failure === 'download_failed') return new AppError('BAD_REQUEST', error.message);
   if (error.failure === 'model_not_found') return new AppError('NOT_FOUND', `The engine could not find the model: ${error.message}`);
   if (error.failure === 'conflict') return new AppError('CONFLICT', error.message);
   return new AppError('SERVICE_UNAVAILABLE', 'The node could not start the pull. Retry later.', { retryAfterSeconds });
 }
 
-// Only failures that say something about the node count against it (a bad URL does not).
+// Only failures that say something about the node count against it: retryable ones
+// (unreachable, timeout, 5xx). A bad or failing download URL is `download_failed`, never retryable.
 function nodeOutcome(error: unknown): 'ok' | 'failed' {
   return error instanceof EngineError && error.retryable ? 'failed' : 'ok';
 }
