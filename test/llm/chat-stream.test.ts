@@ -240,8 +240,10 @@ describe('llm chat/completions (stream)', () => {
     assert.ok(last < total / 3, `the engine stalled after ${last} of ~${total} bytes`);
     const memory = process.memoryUsage().rss;
     await new Promise((resolve) => setTimeout(resolve, 500));
-    // A socket may still take the odd frame as buffers settle; the rest (tens of MB) stays unsent.
-    assert.ok(big.bytesWritten() - last < 256 * 1024, `still stalled: ${big.bytesWritten() - last} more bytes`);
+    // On a loaded machine a quiet spell can come before every buffer is full (4.6 MB more
+    // was seen once): what counts is that the engine stalls again, the rest (tens of MB) unsent.
+    const settled = await big.untilStalled(250);
+    assert.ok(settled < total / 3, `still stalled: the engine stopped at ${settled} of ~${total} bytes`);
     assert.ok(process.memoryUsage().rss - memory < 64 * 1024 * 1024, 'the gateway does not buffer the rest');
     s.res.resume();
     const frames = payloads(await s.end(60_000));
