@@ -15,7 +15,11 @@ import { existsSync } from 'node:fs';
 export interface ServerOptions {
   /** Where request logs go (tests capture them); stdout by default. */
   logStream?: DestinationStream;
-  /** Where the start-up banner and notices go, one line per call; stdout by default. */
+  /**
+   * Where the start-up banner and notices go, one line per call. stderr by
+   * default: stdout carries only the JSON log lines, so a log collector reading
+   * it never meets a line of text meant for people.
+   */
   print?: (line: string) => void;
   /** Install SIGINT/SIGTERM handlers that stop the server and end the process. */
   handleSignals?: boolean;
@@ -39,7 +43,7 @@ const SHUTDOWN_AFTER_GRACE_MS = 10_000;
 const CLI_LOCK_WAIT_MS = 15_000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Certificate problems are configuration problems: report them before touching the database.
   const tls = await loadTls(config);
   if (!config.databaseUrl) await waitForCliToFinish(config.dataDir, print);

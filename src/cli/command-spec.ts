@@ -56,5 +56,24 @@ export const str = (args: CommandArgs, key: string): string | undefined => (type
 export function fields(entries: [string, unknown][]): string[] {
   const present = entries.filter(([, v]) => v !== undefined && v !== null && v !== '');
   const width = Math.max(...present.map(([k]) => k.length)) + 1;
-  return present.map(([k, v]) => `  ${`${k}:`.padEnd(width)} ${Array.isArray(v) ? v.join(', ') : String(v)}`);
+  return present.map(([k, v]) => `  ${`${k}:`.padEnd(width)} ${printable(v)}`);
+}
+
+/** One header line and one line per row, columns aligned; an absent value shows as `-`. */
+export function table(headers: string[], rows: unknown[][]): string[] {
+  const cells = [headers, ...rows.map((row) => row.map((v) => (v === undefined || v === null || v === '' ? '-' : printable(v))))];
+  const widths = headers.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
+  return cells.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+}
+
+/** `2030-01-01T12:00:00.000Z` as `2030-01-01 12:00:00Z`: shorter, still UTC. */
+export const timestamp = (iso: unknown): string | undefined => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : undefined);
+
+// Names come from API callers too, and the API accepts any characters in them: a
+// newline would break a listing into false rows, and an escape sequence could
+// rewrite the operator's terminal. Control characters are shown escaped instead.
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+function printable(value: unknown): string {
+  const text = Array.isArray(value) ? value.join(', ') : String(value);
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

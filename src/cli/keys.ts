@@ -1,6 +1,6 @@
 // `gateway keys …`
-import { checkNewApiKey, issueApiKey, type NewApiKey } from '../areas/auth/api-keys/service.js';
-import { fields, str, type CommandArgs, type CommandSpec } from './command-spec.js';
+import { checkNewApiKey, issueApiKey, tenantApiKeys, type ApiKeyRecord, type NewApiKey } from '../areas/auth/api-keys/service.js';
+import { fields, str, table, timestamp, type CommandArgs, type CommandSpec } from './command-spec.js';
 
 // The service names fields (`expiresAt`); commands.ts maps them onto options (`--expires-at`).
 function newKey(args: CommandArgs): NewApiKey {
@@ -42,6 +42,22 @@ export const keyCommands: CommandSpec[] = [
         ...fields([['id', key.id], ['tenant', key.tenantId], ['masked', key.maskedKey], ['scopes', JSON.parse(String(key.scopes)) as string[]], ['expires', key.expiresAt], ['customer', key.customerId]]),
         'Use it as "X-API-Key: <key>" or "Authorization: Bearer <key>".',
       ];
+    },
+  },
+  {
+    name: 'keys list',
+    summary: "List a tenant's API keys, masked: a key is shown in full only when it is created.",
+    options: { tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant whose keys to list (ten_…; see "tenants list").' } },
+    async run(deps, args) {
+      return { data: await tenantApiKeys(deps.db, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/api-keys
+    },
+    describe(result) {
+      const keys = result.data as ApiKeyRecord[];
+      if (keys.length === 0) return ['The tenant has no API keys yet. Create one with: gateway keys create --tenant <tenantId> --name <name>'];
+      return table(
+        ['ID', 'NAME', 'KEY', 'STATUS', 'EXPIRES', 'LAST USED', 'CREATED'],
+        keys.map((k) => [k.id, k.name, k.maskedKey, k.status, timestamp(k.expiresAt), timestamp(k.lastUsedAt), timestamp(k.createdAt)]),
+      );
     },
   },
 ];

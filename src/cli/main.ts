@@ -154,8 +154,10 @@ function generalHelp(cli: string): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     ...MODELS_USAGE.map((line) => `  ${line}`),
     '',
-    'Every command takes --help. Record commands print for people; --json prints the record as one JSON object.',
-    'They work whether or not the server runs: while it runs on the embedded database they go through it.',
+    'Every command takes --help. Commands print for people; --json prints one JSON object instead:',
+    'the record, or {"data": [...]} for a list, as the API answers. Lists never show a secret.',
+    'The commands work whether or not the server runs: while it runs on the embedded database they go through it.',
+    'Ids (ten_…, usr_…, key_…) are printed by each create, and by tenants list, users list and keys list.',
     'Configuration comes from the environment (GATEWAY_DATA_DIR, DATABASE_URL, PORT, HOST, GATEWAY_TLS, …).',
     'Exit status: 0 on success, 1 on any error (one line on stderr).',
   ].join('\n');
@@ -170,7 +172,7 @@ function commandHelp(spec: CommandSpec, cli: string): string {
   entries.push(['--json', 'Print the result as one JSON object.']);
   const width = Math.max(...entries.map(([k]) => k.length)) + 2;
   const required = Object.entries(spec.options).filter(([, o]) => o.required).map(([n, o]) => `--${n} ${o.value ?? ''}`.trim());
-  return [`Usage: ${cli} ${spec.name} ${required.join(' ')} [options]`, '', spec.summary, '', ...entries.map(([k, d]) => `  ${k.padEnd(width)}${d}`)].join('\n');
+  return [`Usage: ${[cli, spec.name, ...required].join(' ')} [options]`, '', spec.summary, '', ...entries.map(([k, d]) => `  ${k.padEnd(width)}${d}`)].join('\n');
 }
 
 function startHelp(cli: string): string {

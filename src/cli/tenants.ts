@@ -1,7 +1,7 @@
 // `gateway tenants …`
-import { createTenant } from '../areas/auth/tenants/service.js';
+import { allTenants, createTenant, type Tenant } from '../areas/auth/tenants/service.js';
 import { validation } from '../platform/errors.js';
-import { fields, str, type CommandSpec } from './command-spec.js';
+import { fields, str, table, timestamp, type CommandSpec } from './command-spec.js';
 
 const NAME_MAX = 200; // as POST /api/auth/tenants accepts
 
@@ -21,6 +21,19 @@ export const tenantCommands: CommandSpec[] = [
         `Created tenant "${tenant.name}".`,
         ...fields([['id', tenant.id], ['name', tenant.name], ['status', tenant.status], ['created', tenant.createdAt]]),
       ];
+    },
+  },
+  {
+    name: 'tenants list',
+    summary: 'List the tenants with their ids (ten_…), oldest first.',
+    options: {},
+    async run({ db }) {
+      return { data: await allTenants(db) }; // the shape of GET /api/auth/tenants
+    },
+    describe(result) {
+      const tenants = result.data as Tenant[];
+      if (tenants.length === 0) return ['No tenants yet. Create one with: gateway tenants create --name <name>'];
+      return table(['ID', 'NAME', 'STATUS', 'CREATED'], tenants.map((t) => [t.id, t.name, t.status, timestamp(t.createdAt)]));
     },
   },
 ];

@@ -1,7 +1,7 @@
 // `gateway users …`
-import { checkNewUser, createUser, type NewUser } from '../areas/auth/users/service.js';
+import { checkNewUser, createUser, tenantUsers, type NewUser, type User } from '../areas/auth/users/service.js';
 import type { Role } from '../platform/identity.js';
-import { fields, str, type CommandArgs, type CommandSpec } from './command-spec.js';
+import { fields, str, table, timestamp, type CommandArgs, type CommandSpec } from './command-spec.js';
 
 function newUser(args: CommandArgs): NewUser {
   const roles: Role[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
@@ -38,6 +38,22 @@ export const userCommands: CommandSpec[] = [
         `Created user "${user.username}".`,
         ...fields([['id', user.id], ['tenant', user.tenantId], ['username', user.username], ['email', user.email], ['roles', user.roles], ['status', user.status]]),
       ];
+    },
+  },
+  {
+    name: 'users list',
+    summary: "List a tenant's users with their ids (usr_…) and roles; never a password hash.",
+    options: { tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant whose users to list (ten_…; see "tenants list").' } },
+    async run({ db }, args) {
+      return { data: await tenantUsers(db, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/users
+    },
+    describe(result) {
+      const users = result.data as User[];
+      if (users.length === 0) return ['The tenant has no users yet. Create one with: gateway users create --tenant <tenantId> --username <name> --password-stdin'];
+      return table(
+        ['ID', 'USERNAME', 'EMAIL', 'ROLES', 'STATUS', '2FA', 'CREATED'],
+        users.map((u) => [u.id, u.username, u.email, u.roles.join(','), u.status, u.twoFactorEnabled ? 'on' : 'off', timestamp(u.createdAt)]),
+      );
     },
   },
 ];

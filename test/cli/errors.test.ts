@@ -40,11 +40,18 @@ describe('gateway CLI help, errors and migrate (no server running)', () => {
   it('prints help for people and exits 0', async () => {
     const general = await runCli(['--help'], env);
     assert.equal(general.code, 0);
-    for (const command of ['start', 'migrate', 'tenants create', 'users create', 'keys create']) assert.match(general.stdout, new RegExp(`\\n  ${command} `));
+    for (const command of ['start', 'migrate', 'tenants create', 'tenants list', 'users create', 'users list', 'keys create', 'keys list']) {
+      assert.match(general.stdout, new RegExp(`\\n  ${command} `));
+    }
     const users = await runCli(['users', 'create', '--help'], env);
     assert.equal(users.code, 0);
     assert.match(users.stdout, /--tenant <tenantId>/);
     assert.match(users.stdout, /--password-stdin/);
+    const keys = await runCli(['keys', 'list', '--help'], env);
+    assert.equal(keys.code, 0);
+    assert.match(keys.stdout, /^Usage: \S.* keys list --tenant <tenantId> \[options\]\n/);
+    assert.match(keys.stdout, /--json/);
+    assert.doesNotMatch(keys.stdout, /--password/);
   });
 
   // Checked before any database is opened, so these run side by side.
@@ -60,6 +67,9 @@ describe('gateway CLI help, errors and migrate (no server running)', () => {
       [['users', 'create', '--tenant', tenantId, '--username', 'erin'], /--password: is required/],
       [['keys', 'create', '--tenant', tenantId, '--name', 'k', '--expires-at', 'tomorrow'], /--expires-at/],
       [['keys', 'create', '--tenant', tenantId, '--name', 'k', '--scopes', 'a b'], /--scopes/],
+      [['users', 'list'], /--tenant: is required/],
+      [['keys', 'list', '--tenant'], /--tenant/],
+      [['tenants', 'list', '--tenant', tenantId], /Unknown option '--tenant'/],
       [['tenants', 'delete', '--name', 'x'], /unknown command "tenants delete"/],
       [['frobnicate'], /unknown command "frobnicate"/],
     ]);
@@ -70,6 +80,8 @@ describe('gateway CLI help, errors and migrate (no server running)', () => {
       [['tenants', 'create', '--name', 'acme research'], /already exists/],
       [['users', 'create', '--tenant', tenantId, '--username', 'ALICE', '--password', PASSWORD], /username is taken/],
       [['users', 'create', '--tenant', 'ten_missing', '--username', 'erin', '--password', PASSWORD], /Tenant not found/],
+      [['users', 'list', '--tenant', 'ten_missing'], /Tenant not found/],
+      [['keys', 'list', '--tenant', 'ten_01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--json'], /Tenant not found/],
       [['keys', 'create', '--tenant', tenantId, '--name', 'k', '--expires-at', '2001-01-01T00:00:00Z'], /--expires-at: must be in the future/],
     ] as Failure[]) {
       await expectFailures(env, [failure]);

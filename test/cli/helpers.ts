@@ -101,7 +101,10 @@ export async function cliJson(args: string[], env: Record<string, string>, input
 
 export interface StartedProcess {
   child: ChildProcess;
+  /** stdout and stderr together, in the order they arrived. */
   output(): string;
+  stdout(): string;
+  stderr(): string;
   /** Resolves with the text that matched, or rejects when the process ends or time runs out. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   exited: Promise<number | null>;
@@ -112,13 +115,15 @@ export function startCliServer(env: Record<string, string>): StartedProcess {
   const child = spawn(process.execPath, [...CLI, 'start'], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   children.add(child);
   let output = '';
+  const streams = { stdout: '', stderr: '' };
   const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
+  const onData = (stream: keyof typeof streams) => (chunk: Buffer) => {
     output += chunk;
+    streams[stream] += chunk;
     for (const check of waiters) check();
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout!.on('data', onData('stdout'));
+  child.stderr!.on('data', onData('stderr'));
   const exited = new Promise<number | null>((resolve) =>
     child.on('close', (code) => {
       children.delete(child);
@@ -129,6 +134,8 @@ export function startCliServer(env: Record<string, string>): StartedProcess {
   return {
     child,
     output: () => output,
+    stdout: () => streams.stdout,
+    stderr: () => streams.stderr,
     exited,
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {

@@ -31,6 +31,7 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
   let ca: string;
   let url: string;
   let tenantId: string;
+  const plaintextKeys: string[] = [];
 
   before(async () => {
     data = await freshDataDir();
@@ -86,6 +87,28 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
     assert.equal(human.code, 0, human.stderr);
     const plaintext = human.stdout.match(/^ {2}(rdk_\S+)$/m)![1]!;
     assert.equal((await request(`${url}/api/os/workspaces`, { ca, headers: { 'x-api-key': plaintext } })).status, 200);
+    plaintextKeys.push(key.key, plaintext);
+  });
+
+  it('lists tenants, users and keys through the running server, keys masked', async () => {
+    const tenants = await cliJson(['tenants', 'list'], data.env);
+    assert.deepEqual(tenants.data.map((t: any) => [t.id, t.name]), [[tenantId, 'Live Co']]);
+    const users = await cliJson(['users', 'list', '--tenant', tenantId], data.env);
+    assert.deepEqual(users.data.map((u: any) => [u.username, u.email, u.roles]), [['live-admin', 'ops@live.example', ['admin']]]);
+    const keys = await cliJson(['keys', 'list', '--tenant', tenantId], data.env);
+    assert.deepEqual(keys.data.map((k: any) => k.name), ['live', 'second']);
+    const human = await runCli(['keys', 'list', '--tenant', tenantId], data.env);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stdout, /^ID +NAME +KEY +STATUS/);
+    assert.equal(human.stdout.trimEnd().split('\n').length, 3);
+    const printed = JSON.stringify(keys) + human.stdout;
+    for (const key of plaintextKeys) assert.equal(printed.includes(key), false, 'a plaintext key was listed');
+    assert.equal(lockHolder(data.dir), process.pid, 'the server ran them; the CLI never opened the database');
+
+    const unknown = await runCli(['users', 'list', '--tenant', 'ten_01ZZZZZZZZZZZZZZZZZZZZZZZZ'], data.env);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^error: Tenant not found\.\n$/);
+    assert.equal(unknown.stdout, '');
   });
 
   it('errors from the server come back as one line naming the field, exit 1', async () => {

@@ -2,6 +2,7 @@
 // boot, a second start on the same data dir, the CLI beside it, and SIGTERM.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockHolder } from '../../src/platform/db/embedded.js';
@@ -61,6 +62,42 @@ describe('gateway start', () => {
     assert.equal(existsSync(controlSocketPath(data.dir)), false);
     assert.equal(lockHolder(data.dir), undefined);
     assert.equal(server.output().includes(key.key), false, 'the key never reaches the server output');
+  });
+
+  // Issue 14: the banner was printed to stdout among the JSON log lines.
+  it('writes only JSON log lines to stdout; the banner, the first tenant id and the certificate fingerprint go to stderr', { skip: ON_POSTGRES && 'embedded database only' }, async () => {
+    const fresh = await freshDataDir();
+    try {
+      const password = 'banner-test-password-1';
+      const server = startCliServer({
+        ...fresh.env,
+        PORT: '0',
+        GATEWAY_LOG_LEVEL: 'info',
+        GATEWAY_TENANT: 'Banner Co',
+        GATEWAY_ADMIN_USERNAME: 'admin',
+        GATEWAY_ADMIN_PASSWORD: password,
+      });
+      const [, tenantId] = await server.waitFor(/Created the first tenant "Banner Co" \((ten_[0-9A-Z]{26})\)/);
+      const [, url] = await server.waitFor(/is running at (https:\/\/127\.0\.0\.1:\d+)/);
+      const ca = readFileSync(path.join(fresh.dir, 'tls', 'cert.pem'), 'utf8');
+      assert.equal((await request(`${url}/health`, { ca })).status, 200);
+      // The id in the banner is the one the CLI lists.
+      assert.deepEqual((await cliJson(['tenants', 'list'], fresh.env)).data.map((t: any) => t.id), [tenantId]);
+      server.child.kill('SIGTERM');
+      assert.equal(await server.exited, 0);
+
+      const stdout = server.stdout().split('\n').filter((line) => line !== '');
+      for (const line of stdout) assert.doesNotThrow(() => JSON.parse(line), `a stdout line that is not JSON: ${line}`);
+      assert.ok(stdout.some((line) => JSON.parse(line).msg === 'request completed' && JSON.parse(line).req?.url === '/health'), server.stdout());
+      const stderr = server.stderr();
+      assert.match(stderr, /is running at https:/);
+      assert.ok(stderr.includes(tenantId!), stderr);
+      assert.ok(stderr.includes(`SHA-256 ${new X509Certificate(ca).fingerprint256}`), stderr);
+      assert.match(stderr, /Stopped\./);
+      assert.equal(server.output().includes(password), false);
+    } finally {
+      await fresh.remove();
+    }
   });
 
   it('writes the request log to stdout within about a second, and what is still buffered when it stops', async () => {

@@ -2,7 +2,7 @@
 // outside the client), list, get, revoke, activate, delete. Every change that
 // affects whether a key works is published on the invalidation bus, so the
 // validator's cache drops the key before the response is sent.
-import type { Database } from '../../../platform/db/database.js';
+import type { Database, Queryable } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../../platform/secrets.js';
 import { notFound, validation } from '../../../platform/errors.js';
@@ -10,7 +10,7 @@ import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { requireTenantAdmin } from '../../guard.js';
 import { tenantRepository } from '../tenants/repository.js';
-import { administeredTenant } from '../tenants/service.js';
+import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { generateApiKey, maskApiKey } from './key-format.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 
@@ -125,8 +125,14 @@ export async function issueApiKey(
 }
 
 export async function listApiKeys(db: Database, principal: Principal, tenantId: string): Promise<ApiKeyRecord[]> {
-  await administeredTenant(db, principal, tenantId);
-  return (await apiKeyRepository.list(db, tenantId)).map(toApiKey);
+  requireTenantAdmin(principal, tenantId);
+  return tenantApiKeys(db, tenantId);
+}
+
+/** A tenant's keys (masked, never a hash) with no authorization check: for callers trusted already (listApiKeys, the operator's CLI). 404 for an unknown tenant. */
+export async function tenantApiKeys(q: Queryable, tenantId: string): Promise<ApiKeyRecord[]> {
+  await existingTenant(q, tenantId);
+  return (await apiKeyRepository.list(q, tenantId)).map(toApiKey);
 }
 
 export async function getApiKey(db: Database, principal: Principal, tenantId: string, keyId: string): Promise<ApiKeyRecord> {

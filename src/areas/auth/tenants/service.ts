@@ -50,14 +50,24 @@ export async function createTenant(q: Queryable, name: string): Promise<Tenant> 
  */
 export async function administeredTenant(q: Queryable, principal: Principal, tenantId: string): Promise<TenantRow> {
   requireTenantAdmin(principal, tenantId);
+  return existingTenant(q, tenantId);
+}
+
+/** The tenant's row, or 404: also for a string that is not a tenant id at all. */
+export async function existingTenant(q: Queryable, tenantId: string): Promise<TenantRow> {
   const row = isId('tenant', tenantId) ? await tenantRepository.get(q, tenantId) : undefined;
   if (!row) throw notFound('Tenant');
   return row;
 }
 
+/** Every tenant, with no authorization check: for callers trusted already (listTenants, the operator's CLI). */
+export async function allTenants(q: Queryable): Promise<Tenant[]> {
+  return (await tenantRepository.list(q)).map(toTenant);
+}
+
 export async function listTenants(q: Queryable, principal: Principal): Promise<Tenant[]> {
   requirePlatformAdmin(principal);
-  return (await tenantRepository.list(q)).map(toTenant);
+  return allTenants(q);
 }
 
 export async function createTenantAs(q: Queryable, principal: Principal, name: string): Promise<Tenant> {

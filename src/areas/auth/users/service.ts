@@ -6,8 +6,8 @@ import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, ROLES, type Principal, type Role } from '../../../platform/identity.js';
 import { hashPassword } from '../../../platform/passwords.js';
 import { tenantRepository } from '../tenants/repository.js';
-import { administeredTenant } from '../tenants/service.js';
-import { requireUser } from '../../guard.js';
+import { administeredTenant, existingTenant } from '../tenants/service.js';
+import { requireTenantAdmin, requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from './repository.js';
 import { refreshTokenRepository } from '../sessions/repository.js';
 
@@ -131,8 +131,14 @@ async function userInTenant(q: Queryable, tenantId: string, userId: string): Pro
 }
 
 export async function listUsers(db: Database, principal: Principal, tenantId: string): Promise<User[]> {
-  await administeredTenant(db, principal, tenantId);
-  return (await userRepository.listInTenant(db, tenantId)).map(toUser);
+  requireTenantAdmin(principal, tenantId);
+  return tenantUsers(db, tenantId);
+}
+
+/** A tenant's users with no authorization check: for callers trusted already (listUsers, the operator's CLI). 404 for an unknown tenant. */
+export async function tenantUsers(q: Queryable, tenantId: string): Promise<User[]> {
+  await existingTenant(q, tenantId);
+  return (await userRepository.listInTenant(q, tenantId)).map(toUser);
 }
 
 export async function getUser(db: Database, principal: Principal, tenantId: string, userId: string): Promise<User> {
