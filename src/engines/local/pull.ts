@@ -122,7 +122,9 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
     const header = await checkGgufHeader(partial);
     if (!header.ok) throw new EngineError('rejected', `The file is not a usable GGUF model: ${header.reason}.`);
     await deps.trialLoad(partial, pull.signal).catch((error: unknown) => {
-      if (error instanceof EngineError && error.failure === 'aborted') throw error;
+      // Stopped, or the local engine itself could not run (its process did not start):
+      // not the file's fault, and the second counts against the node.
+      if (error instanceof EngineError && (error.failure === 'aborted' || error.failure === 'unreachable')) throw error;
       const why = error instanceof EngineError && error.failure === 'upstream_error' ? `loading it crashed llama.cpp (${error.message})` : (error as Error).message;
       throw new EngineError('rejected', `The file was refused: ${why}`, { cause: error });
     });
