@@ -180,7 +180,8 @@ function hostileString(node: Schema, rng: Rng, valid: () => unknown): Labeled {
     const [label, value] = rng.pick(NUMBERS);
     return { label: `number ${label} for a string`, value };
   }
-  if (roll === 4) {
+  // Twice as likely as the rest: a NUL in a value that is otherwise valid reaches the database.
+  if (roll === 4 || roll === 5) {
     const base = valid();
     if (typeof base === 'string') return { label: 'valid value with NUL appended', value: `${base}\u0000` };
   }
