@@ -80,7 +80,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // So that a shutdown can reach the model calls in flight on each connection.
   ctx.llm.calls.attach(app.server);
   // Every route registered below teaches the legacy-casing rewrite its literals,
-  // and lands in the route table (tests walk it to check every route's security).
+  // and lands in the route table (tests walk it to check every route's security,
+  // and generate hostile input from its request schemas).
   const routeTable: RouteSummary[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
@@ -93,7 +94,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     }
     if (route.schema || schema.params) route.schema = schema;
     literals.add(route.url);
-    for (const method of [route.method].flat()) routeTable.push({ method, url: route.url, auth: route.config?.auth ?? 'required' });
+    const { body, querystring, params } = route.schema ?? {};
+    for (const method of [route.method].flat()) {
+      routeTable.push({ method, url: route.url, auth: route.config?.auth ?? 'required', schema: { body, querystring, params } });
+    }
   });
 
   let closing = false;

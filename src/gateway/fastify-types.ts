@@ -9,6 +9,8 @@ export interface RouteSummary {
   method: string;
   url: string;
   auth: RouteAuth;
+  /** The route's request schemas, as registered (undefined where the route has none). */
+  schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }
 
 declare module 'fastify' {

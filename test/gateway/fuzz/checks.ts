@@ -1,0 +1,88 @@
+// What every answer must be, whatever the input: no 5xx, no body over 64 KiB, and
+// every error the one problem+json shape carrying the request's correlation id.
+// Failures are collected, not thrown, so one run shows every distinct one.
+import type { FuzzCase } from './cases.js';
+import { BODY_LIMIT, type Answer } from './send.js';
+
+const ACCEPTED_CORRELATION = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The rules `answer` breaks, each as [kind, detail]; kind groups failures of one cause. */
+export function check(c: FuzzCase, a: Answer): [string, string][] {
+  if (a.error) return [['no answer', a.error]];
+  const found: [string, string][] = [];
+  if (a.status >= 500) found.push(['5xx', `status ${a.status}`]);
+  if (a.size > BODY_LIMIT) found.push(['body over 64 KiB', `${a.size} bytes`]);
+  if (c.expect && !c.expect.statuses.includes(a.status)) found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
+  if (a.status >= 400) found.push(...problemShape(c, a));
+  return found;
+}
+
+function problemShape(c: FuzzCase, a: Answer): [string, string][] {
+  const header = (name: string) => {
+    const value = a.headers[name];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const contentType = header('content-type') ?? '(none)';
+  if (!contentType.startsWith('application/problem+json')) return [['error not problem+json', `content-type ${contentType}`]];
+  const correlationId = header('x-correlation-id');
+  if (!correlationId) return [['error without X-Correlation-ID', 'no header']];
+  const sent = c.headers['x-correlation-id'];
+  if (sent !== undefined && ACCEPTED_CORRELATION.test(sent) && correlationId !== sent) return [['client correlation id not kept', `sent ${sent}, got ${correlationId}`]];
+  // A HEAD answer has no body; one over the bound was read only in part (and is reported as such).
+  if (c.method === 'HEAD' || a.size > BODY_LIMIT) return [];
+  let body: any;
+  try {
+    body = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    return [['problem body not JSON', 'unparsable']];
+  }
+  if (body?.correlationId !== correlationId) return [['problem correlationId differs from header', `${body?.correlationId} vs ${correlationId}`]];
+  if (body.status !== a.status || typeof body.code !== 'string') return [['problem fields wrong', `status ${body.status}, code ${body.code}`]];
+  return [];
+}
+
+interface Example {
+  detail: string;
+  c: FuzzCase;
+  a: Answer;
+  count: number;
+}
+
+/**
+ * Failures grouped by kind (one cause, usually), then by route and status; the first
+ * example of each group is kept. The report shows every kind, with a few examples of
+ * each, so that one frequent failure does not hide a rare one.
+ */
+export class Failures {
+  private readonly kinds = new Map<string, Map<string, Example>>();
+  total = 0;
+
+  add(c: FuzzCase, a: Answer, kind: string, detail: string): void {
+    this.total++;
+    const groups = this.kinds.get(kind) ?? new Map<string, Example>();
+    this.kinds.set(kind, groups);
+    const key = `${c.route}|${a.status}`;
+    const seen = groups.get(key);
+    if (seen) seen.count++;
+    else groups.set(key, { detail, c, a, count: 1 });
+  }
+
+  get distinct(): number {
+    return [...this.kinds.values()].reduce((n, groups) => n + groups.size, 0);
+  }
+
+  report(seed: number, examplesPerKind = 3): string {
+    const lines = [`${this.total} failing answers, ${this.distinct} distinct by route and status (replay with FUZZ_SEED=${seed}):`];
+    for (const [kind, groups] of this.kinds) {
+      const examples = [...groups.values()];
+      lines.push(`[${kind}] ${examples.reduce((n, e) => n + e.count, 0)} answers on ${examples.length} route/status pairs, e.g.:`);
+      for (const e of examples.slice(0, examplesPerKind)) {
+        const path = e.c.path.length > 120 ? `${e.c.path.slice(0, 120)}…` : e.c.path;
+        const head = e.a.body.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ');
+        lines.push(`  - case #${e.c.n} ${e.c.method} ${path} (route ${e.c.route}; ${e.c.input}) -> ${e.a.status || 'nothing'}: ${e.detail} (x${e.count})`);
+        if (head) lines.push(`      body: ${head}`);
+      }
+    }
+    return lines.join('\n');
+  }
+}
