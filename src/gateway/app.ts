@@ -13,7 +13,7 @@ import { requestLogger } from './request-logger.js';
 import { AppError, shuttingDown } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
 import { RouteLiterals } from './legacy-routes.js';
-import { registerErrorHandling, handleClientError } from './error-handler.js';
+import { registerErrorHandling, handleClientError, handleFrameworkError } from './error-handler.js';
 import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
 import { guardArea } from '../areas/guard.js';
@@ -58,6 +58,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     http: serverOptions,
     ...(options.https ? { https: { ...options.https, ...serverOptions } } : {}),
     clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
     genReqId: correlationIdFor,
     logController: accessLog,
     childLoggerFactory: requestLogger,

@@ -5,6 +5,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, problem, type ErrorCode, type FieldError } from '../platform/errors.js';
+import { CORRELATION_HEADER } from './correlation.js';
 
 // Failures Fastify or Node raise on their own, by HTTP status, as codes of the one table.
 const FRAMEWORK_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
@@ -52,6 +53,24 @@ export function registerErrorHandling(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     send(reply, request, new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
+}
+
+/**
+ * Errors Fastify's router meets before any hook runs: a path that does not
+ * percent-decode (`/workspaces/%E0%A4%A`), or a path parameter over its length
+ * limit. Fastify would answer them in a JSON shape of its own, without a
+ * correlation id.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  reply.header(CORRELATION_HEADER, String(request.id));
+  const failure =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new AppError('URI_TOO_LONG', 'A part of the request path is longer than this server accepts.')
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new AppError('BAD_REQUEST', 'The request path is not valid: a percent-encoded part does not decode to UTF-8.')
+        : toAppError(error) ?? new AppError('INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.');
+  if (failure.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
+  void send(reply, request, failure);
 }
 
 /**

@@ -1,6 +1,7 @@
 // One rule for every string a request carries, in every route's schema, present and
 // future: no string may hold a NUL (PostgreSQL cannot store one, and no text means
-// it), and one-line values (names, ids, labels) hold no control characters at all.
+// it) or a lone surrogate, and one-line values (names, ids, labels) hold no control
+// characters at all.
 // Each string schema says what kind of text it is with the `text` keyword; the
 // edge marks every string that says nothing as `line`, so a new field is strict
 // until its schema declares otherwise.
@@ -20,6 +21,12 @@ const REFUSED: Record<TextKind, { pattern: RegExp; message: string }> = {
   verbatim: { pattern: /\u0000/, message: 'must not contain NUL characters' },
 };
 
+// A lone UTF-16 surrogate (`"\ud800"` in JSON) is not text in any encoding: PostgreSQL
+// refuses it in jsonb and text columns would store U+FFFD instead, changing the value.
+const NOT_WELL_FORMED = 'must be well-formed Unicode text (it has a lone surrogate)';
+/** Node 20 has `isWellFormed`; the ES2022 type library does not list it yet. */
+type WellFormedString = string & { isWellFormed(): boolean };
+
 /** The `text` keyword, added to the Ajv instance that compiles every route's schemas. */
 export const textRulePlugin: Plugin<unknown> = (ajv) => {
   ajv.addKeyword({
@@ -30,9 +37,10 @@ export const textRulePlugin: Plugin<unknown> = (ajv) => {
     compile(kind: TextKind) {
       const { pattern, message } = REFUSED[kind];
       const check = (value: string) => {
-        if (!pattern.test(value)) return true;
+        const refused = pattern.test(value);
+        if (!refused && (value as WellFormedString).isWellFormed()) return true;
         // Ajv fills in where the value is (instancePath) when it is left out.
-        check.errors = [{ keyword: 'text', message, params: { text: kind } }];
+        check.errors = [{ keyword: 'text', message: refused ? message : NOT_WELL_FORMED, params: { text: kind } }];
         return false;
       };
       check.errors = [] as unknown[];

@@ -4,7 +4,9 @@
 // - a NUL character in a string was a 500 from PostgreSQL on twelve fields, and
 //   control characters were stored in names as sent;
 // - `__proto__` keys were accepted (the gateway's JSON parser had dropped Fastify's guard);
-// - a request without a Host header got Node's bare 400 (no problem, no correlation id).
+// - a request without a Host header got Node's bare 400 (no problem, no correlation id);
+// - found by the fuzz test: a lone surrogate in tenant settings was a 500 (jsonb), a path
+//   that does not percent-decode or a too-long path parameter got Fastify's own JSON.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -117,6 +119,21 @@ describe('edge: hostile input', () => {
       assertFieldRefused(await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, json: { model: 'm\u001b', messages: [{ role: 'user', content: 'hi' }] } }), 'model', 'escape in a model id');
     });
 
+    it('a lone surrogate is a 400 too: jsonb refused it (500), text columns changed it to U+FFFD', async () => {
+      for (const [method, path, body, field] of [
+        ['PATCH', `/api/auth/tenants/${tenantId}`, { defaultModel: 'a\ud800b' }, 'defaultModel'],
+        ['PATCH', `/api/auth/tenants/${tenantId}`, { allowedModels: ['a\udc00b'] }, 'allowedModels[0]'],
+        ['POST', '/api/os/workspaces', { name: 'ok', description: 'a\ud800' }, 'description'],
+        ['POST', '/api/llm/v1/chat/completions', { messages: [{ role: 'user', content: '\udfff' }] }, 'messages[0].content'],
+      ] as const) {
+        const response = await gw.request(method, path, { token: admin, json: body });
+        assertFieldRefused(response, field, `${method} ${path} ${field}`);
+        assert.match(response.body.errors[0].message, /surrogate/);
+      }
+      // A surrogate pair is one character, and welcome.
+      assert.equal((await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'emoji \ud83d\ude00' } })).status, 201);
+    });
+
     it('path parameters follow the same rule', async () => {
       const response = await gw.request('GET', '/api/os/workspaces/ws_%00x', { apiKey });
       assertFieldRefused(response, 'workspaceId', 'NUL in a path id');
@@ -131,6 +148,22 @@ describe('edge: hostile input', () => {
       const chat = await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, json: { messages: [{ role: 'user', content: 'colour \u001b[31mred\u001b[0m\u0007' }] } });
       assert.notEqual(chat.body.code, 'VALIDATION_FAILED', JSON.stringify(chat.body));
     });
+  });
+
+  describe('paths the router cannot read', () => {
+    for (const [label, path, status] of [
+      ['broken percent-encoding', '/api/os/workspaces/%E0%A4%A', 400],
+      ['a lone percent sign', '/api/os/workspaces/%', 400],
+      ['a path parameter over 200 characters', `/api/os/workspaces/ws_${'x'.repeat(300)}`, 414],
+    ] as const) {
+      it(`${label}: the problem shape with a correlation id, not Fastify's own JSON`, async () => {
+        const response = await gw.request('GET', path, { apiKey });
+        assert.equal(response.status, status);
+        assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8');
+        assert.equal(response.body.code, status === 414 ? 'URI_TOO_LONG' : 'BAD_REQUEST');
+        assert.equal(response.body.correlationId, response.headers.get('x-correlation-id'));
+      });
+    }
   });
 
   describe('prototype keys', () => {
