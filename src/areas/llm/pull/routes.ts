@@ -5,7 +5,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../platform/errors.js';
-import { principalOf, requireTenantAdmin } from '../../guard.js';
+import { principalOf } from '../../guard.js';
+import { requireTenantAdmin } from '../../../platform/authorization.js';
 import { isPlatformAdmin } from '../../../platform/identity.js';
 import { problems } from '../../schemas.js';
 import { relayPull } from './relay.js';
