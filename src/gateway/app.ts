@@ -12,7 +12,7 @@ import { AccessLog } from './access-log.js';
 import { requestLogger } from './request-logger.js';
 import { AppError, shuttingDown } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
-import { RouteLiterals } from './legacy-routes.js';
+import { LegacyCasing } from './legacy-casing.js';
 import { registerErrorHandling, handleClientError } from './error-handler.js';
 import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
@@ -49,7 +49,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
-  const literals = new RouteLiterals();
+  const literals = new LegacyCasing();
   // A request without a Host header is answered by our own hook (the problem shape,
   // a correlation id), not by Node's bare 400.
   const serverOptions = { connectionsCheckingInterval, requireHostHeader: false };

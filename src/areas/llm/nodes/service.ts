@@ -13,7 +13,7 @@ import { isPlatformAdmin, isTenantAdmin, type Principal } from '../../../platfor
 import { ownedBy, serves, type NodeDefinition, type NodeHealth } from '../router/node-runtime.js';
 import { computeNodeRepository, type ComputeNodeChanges, type ComputeNodeRow } from './repository.js';
 import { definitionFromRow } from './definitions.js';
-import { UrlRefused, type UrlScope } from './url-guard.js';
+import { checkCallerUrl, urlScopeOf } from '../outbound/url-policy.js';
 
 type RemoteEngine = 'openai' | 'ollama';
 
@@ -163,27 +163,8 @@ async function tenantIdsFor(ctx: AppContext, principal: Principal, requested: st
   return ids;
 }
 
-/**
- * An outbound URL a caller gave (a node, a model download), held to the deny list of
- * the caller's scope: a tenant admin's also keeps out private ranges. A refusal is a
- * 400 naming the `url` field.
- */
-export async function checkCallerUrl(ctx: AppContext, principal: Principal, raw: string): Promise<URL> {
-  try {
-    return await ctx.llm.checkUrl(raw, urlScopeOf(principal));
-  } catch (error) {
-    if (error instanceof UrlRefused) throw validation('url', error.message);
-    throw error;
-  }
-}
-
-/** Whose deny list holds a URL this caller gives. */
-export function urlScopeOf(principal: Principal): UrlScope {
-  return isPlatformAdmin(principal) ? 'platform' : 'tenant';
-}
-
 async function checkNodeUrl(ctx: AppContext, principal: Principal, raw: string): Promise<string> {
-  const url = await checkCallerUrl(ctx, principal, raw.trim());
+  const url = await checkCallerUrl(ctx.llm, principal, raw.trim());
   if (url.search || url.hash) throw validation('url', 'must not have a query or fragment: give the base URL of the engine');
   return url.toString().replace(/\/+$/, '');
 }

@@ -10,7 +10,7 @@ import { requireTenantAdmin } from '../../../platform/authorization.js';
 import { isPlatformAdmin } from '../../../platform/identity.js';
 import { problems } from '../../schemas.js';
 import { relayPull } from './relay.js';
-import { checkCallerUrl, urlScopeOf } from '../nodes/service.js';
+import { checkCallerUrl, urlScopeOf } from '../outbound/url-policy.js';
 import { ownedBy } from '../router/node-runtime.js';
 import { checkPullBody, PULL_ENGINES, PullBody, PullParams, type PullEngine } from './schemas.js';
 
@@ -31,7 +31,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       // The local engine downloads for every tenant: a tenant admin's URL is held to the
       // tenant deny list (private ranges) as node URLs are, here for a clear 400 and in
       // the engine for every redirect hop and every connection.
-      if (request.body.url !== undefined) await checkCallerUrl(ctx, principal, request.body.url);
+      if (request.body.url !== undefined) await checkCallerUrl(ctx.llm, principal, request.body.url);
       const lease = await router.pullTarget(principal.tenantId, engine as PullEngine);
       request.log.info({ engine, nodeId: lease.node.id, model: request.body.model }, 'model pull started');
       await relayPull(
