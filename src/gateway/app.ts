@@ -165,7 +165,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(userRoutes, { prefix: '/api/auth', ctx });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
-    await areas.register(llmRoutes, { prefix: '/api/llm/v1', ctx });
+    await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;
 }
