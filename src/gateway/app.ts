@@ -156,7 +156,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerErrorHandling(app);
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
 
-  await app.register(edgeRoutes, { ctx });
+  await app.register(edgeRoutes, { deps: ctx });
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
     await areas.register(sessionRoutes, { prefix: '/api/auth', ctx });
