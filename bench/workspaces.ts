@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     const tenant = await createTenant(ctx.db, `bench-${randomBytes(3).toString('hex')}`);
     const { key } = await issueApiKey(ctx, tenant.id, { name: 'bench' }, null);
     const principal = { tenantId: tenant.id, kind: 'apiKey' as const, subject: 'bench', roles: [], scopes: [] };
-    for (let i = 0; i < WORKSPACES; i++) await createWorkspace(ctx.db, principal, { name: `Workspace ${i}`, description: 'seeded by the benchmark' });
+    for (let i = 0; i < WORKSPACES; i++) await createWorkspace(ctx, principal, { name: `Workspace ${i}`, description: 'seeded by the benchmark' });
 
     // Sanity: the request we measure answers 200 with the seeded data.
     const check = await fetch(`${base}/api/os/workspaces`, { headers: { 'x-api-key': key } });

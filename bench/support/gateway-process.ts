@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { announceReady } from './children.js';
 
-type Server = typeof import('../../src/server.js');
+type Server = typeof import('../../src/server/start.js');
 type Config = typeof import('../../src/platform/config.js');
 type Tenants = typeof import('../../src/areas/auth/tenants/service.js');
 type ApiKeys = typeof import('../../src/areas/auth/api-keys/service.js');
@@ -43,9 +43,9 @@ new PerformanceObserver((list) => {
 const dist = (module: string) => new URL(`../../dist/${module}`, import.meta.url).href;
 
 try {
-  if (!existsSync(fileURLToPath(dist('server.js')))) throw new Error('no compiled build in dist/: run `npm run build` first');
+  if (!existsSync(fileURLToPath(dist('server/start.js')))) throw new Error('no compiled build in dist/: run `npm run build` first');
   const { loadConfig } = (await import(dist('platform/config.js'))) as Config;
-  const { startServer } = (await import(dist('server.js'))) as Server;
+  const { startServer } = (await import(dist('server/start.js'))) as Server;
   const { createTenant } = (await import(dist('areas/auth/tenants/service.js'))) as Tenants;
   const { issueApiKey } = (await import(dist('areas/auth/api-keys/service.js'))) as ApiKeys;
   const config = loadConfig(process.env);

@@ -9,7 +9,8 @@ import { lockHolder } from '../platform/db/embedded.js';
 import { migrate } from '../platform/db/migrate.js';
 import { migrationSummary, runCommand } from './commands.js';
 import type { CommandArgs, CommandSpec } from './command-spec.js';
-import { ControlUnavailableError, controlSocketPath, sendCommand } from './control-socket.js';
+import { controlSocketPath } from '../server/control-protocol.js';
+import { ControlUnavailableError, sendCommand } from './control-client.js';
 
 // A server that holds the lock but has no socket yet is still starting (migrating, bootstrapping).
 const SERVER_START_WAIT_MS = 30_000;

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadConfig, type Config } from '../platform/config.js';
-import { COMMANDS, findCommand, prepareArgs } from './commands.js';
+import { COMMANDS, findCommand, prepareArgs, runCommand } from './commands.js';
 import type { CommandArgs, CommandSpec } from './command-spec.js';
 import { executeCommand } from './execute.js';
 import { VERSION } from '../context.js';
@@ -76,8 +76,9 @@ async function start(argv: string[], cli: string): Promise<number> {
   }
   const config: Config = loadConfig(process.env);
   // Loaded here, not at the top: the record commands should not pay for the whole server.
-  const { startServer } = await import('../server.js');
-  await startServer(config, { handleSignals: true, cliCommand: cli });
+  const { startServer } = await import('../server/start.js');
+  // The server serves this command table on its control socket while it holds the embedded database.
+  await startServer(config, { handleSignals: true, cliCommand: cli, commands: runCommand });
   return 0;
 }
 

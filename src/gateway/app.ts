@@ -12,7 +12,7 @@ import { AccessLog } from './access-log.js';
 import { requestLogger } from './request-logger.js';
 import { AppError, shuttingDown } from '../platform/errors.js';
 import { correlationIdFor, CORRELATION_HEADER } from './correlation.js';
-import { RouteLiterals } from './legacy-routes.js';
+import { LegacyCasing } from './legacy-casing.js';
 import { registerErrorHandling, handleClientError, handleFrameworkError } from './error-handler.js';
 import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
@@ -49,7 +49,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
-  const literals = new RouteLiterals();
+  const literals = new LegacyCasing();
   // A request without a Host header is answered by our own hook (the problem shape,
   // a correlation id), not by Node's bare 400.
   const serverOptions = { connectionsCheckingInterval, requireHostHeader: false };
@@ -161,7 +161,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerErrorHandling(app);
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
 
-  await app.register(edgeRoutes, { ctx });
+  await app.register(edgeRoutes, { deps: ctx });
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
     await areas.register(sessionRoutes, { prefix: '/api/auth', ctx });
@@ -169,8 +169,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(tenantRoutes, { prefix: '/api/auth', ctx });
     await areas.register(userRoutes, { prefix: '/api/auth', ctx });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', ctx });
-    await areas.register(workspaceRoutes, { prefix: '/api/os', ctx });
-    await areas.register(llmRoutes, { prefix: '/api/llm/v1', ctx });
+    await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
+    await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;
 }

@@ -4,7 +4,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CredentialResolver } from '../areas/auth/credentials.js';
 import { unauthenticated } from '../platform/errors.js';
-import { mintInternalToken } from './internal-token.js';
+import { mintInternalToken } from '../platform/internal-token.js';
 import { KEY_PREFIX } from '../areas/auth/api-keys/key-format.js';
 
 type Credential = { kind: 'apiKey' | 'accessToken'; value: string };

@@ -1,9 +1,15 @@
 // Routes the gateway answers itself: liveness and removed endpoints.
 import type { FastifyInstance } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../context.js';
 import { VERSION } from '../context.js';
+import type { Database } from '../platform/db/database.js';
 import { AppError } from '../platform/errors.js';
+
+export interface EdgeDeps {
+  db: Pick<Database, 'query' | 'kind'>;
+  /** Whether pgvector is installed (AppContext.vector). */
+  vector: boolean;
+}
 
 const Health = Type.Object({
   status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
@@ -15,17 +21,17 @@ const Health = Type.Object({
   }),
 });
 
-export async function edgeRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDeps }): Promise<void> {
   // Liveness: always 200 while the process serves; the body says whether the database answers.
   app.get('/health', { config: { auth: 'public' }, schema: { response: { 200: Health } } }, async () => {
     const up = await Promise.race([
-      ctx.db.query('SELECT 1').then(() => true, () => false),
+      deps.db.query('SELECT 1').then(() => true, () => false),
       new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
     ]);
     return {
       status: up ? 'ok' : 'degraded',
       version: VERSION,
-      database: { status: up ? 'up' : 'down', kind: ctx.db.kind, vector: ctx.vector ? 'available' : 'unavailable' },
+      database: { status: up ? 'up' : 'down', kind: deps.db.kind, vector: deps.vector ? 'available' : 'unavailable' },
     };
   });
 

@@ -5,7 +5,7 @@ import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse
 import { generateApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { apiKeyRepository } from '../../src/areas/auth/api-keys/repository.js';
 import { checkNewApiKey } from '../../src/areas/auth/api-keys/service.js';
-import { mintInternalToken, verifyInternalToken } from '../../src/gateway/internal-token.js';
+import { mintInternalToken, verifyInternalToken } from '../../src/platform/internal-token.js';
 
 /** Status and body of a problem response, minus what differs per request. */
 function comparable(response: TestResponse) {

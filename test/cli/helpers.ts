@@ -12,7 +12,8 @@ import { Writable } from 'node:stream';
 import { freshDatabase } from '../helpers/gateway.js';
 import { TEST_TMP } from '../helpers/paths.js';
 import { loadConfig } from '../../src/platform/config.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer } from '../../src/server/start.js';
+import { runCommand } from '../../src/cli/commands.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const CLI = ['--import', 'tsx', path.join(REPO_ROOT, 'src/cli/main.ts')];
@@ -171,7 +172,7 @@ export interface InProcessServer {
   logs(): string;
 }
 
-/** startServer in this process on an ephemeral port, its banner and logs captured. */
+/** startServer in this process on an ephemeral port, its banner and logs captured; its control socket serves the CLI's commands, as under `gateway start`. */
 export async function startInProcess(env: Record<string, string>): Promise<InProcessServer> {
   const printed: string[] = [];
   const lines: string[] = [];
@@ -182,7 +183,7 @@ export async function startInProcess(env: Record<string, string>): Promise<InPro
     },
   });
   const config = loadConfig({ PORT: '0', GATEWAY_LOG_LEVEL: 'info', ...env });
-  const server = await startServer(config, { print: (line) => printed.push(line), logStream });
+  const server = await startServer(config, { print: (line) => printed.push(line), logStream, commands: runCommand });
   return { server, printed, logs: () => lines.join('') };
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
 import { LocalEngine } from '../../src/engines/local/adapter.js';
 import { EngineError } from '../../src/engines/types.js';
-import { denyListFrom, guardedLookup } from '../../src/areas/llm/nodes/url-guard.js';
+import { denyListFrom, guardedLookup } from '../../src/areas/llm/outbound/url-guard.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { TEST_TMP } from '../helpers/paths.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey, rawRequest, tokenFor } from './support.js';
-import { mintInternalToken } from '../../src/gateway/internal-token.js';
+import { mintInternalToken } from '../../src/platform/internal-token.js';
 import type { Principal } from '../../src/platform/identity.js';
 
 describe('edge: credentials', () => {

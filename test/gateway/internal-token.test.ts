@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
-import { INTERNAL_TOKEN_TTL_SECONDS, mintInternalToken, verifyInternalToken } from '../../src/gateway/internal-token.js';
+import { INTERNAL_TOKEN_TTL_SECONDS, mintInternalToken, verifyInternalToken } from '../../src/platform/internal-token.js';
 import type { Principal } from '../../src/platform/identity.js';
 
 const key = randomBytes(32);

@@ -2,10 +2,10 @@
 // as model or engine names keep their case (`Llama-3` is not `llama-3`).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { RouteLiterals } from '../../src/gateway/legacy-routes.js';
+import { LegacyCasing } from '../../src/gateway/legacy-casing.js';
 
 describe('legacy route casing', () => {
-  const literals = new RouteLiterals();
+  const literals = new LegacyCasing();
   for (const route of ['/api/auth/login', '/api/os/workspaces/:workspaceId', '/api/llm/v1/models/:model', '/health']) literals.add(route);
 
   it('lowercases the literals of registered routes', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { PassThrough } from 'node:stream';
 import { createContext } from '../../src/context.js';
-import { startServer } from '../../src/server.js';
+import { startServer } from '../../src/server/start.js';
 
 describe('edge: database kind and pgvector', () => {
   let gw: TestGateway;

@@ -9,7 +9,7 @@ import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.
 import { computeNodeRepository } from '../../src/areas/llm/nodes/repository.js';
 import { EngineError } from '../../src/engines/types.js';
 import { newId } from '../../src/platform/ids.js';
-import type { UrlScope } from '../../src/areas/llm/nodes/url-guard.js';
+import type { UrlScope } from '../../src/areas/llm/outbound/url-guard.js';
 
 describe('tenant deny list at connect time', () => {
   let gw: TestGateway;

@@ -6,7 +6,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
-import { OpenCalls } from '../../src/areas/llm/sse/open-calls.js';
+import { OpenCalls } from '../../src/areas/llm/calls/open-calls.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 

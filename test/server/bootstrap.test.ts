@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError, loadConfig } from '../../src/platform/config.js';
-import { startServer } from '../../src/server.js';
+import { startServer } from '../../src/server/start.js';
 import { lockHolder } from '../../src/platform/db/embedded.js';
 import { dataDirsForSuite, request, startInProcess } from '../cli/helpers.js';
 

@@ -7,7 +7,7 @@ import http from 'node:http';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { lockHolder } from '../../src/platform/db/embedded.js';
-import { controlSocketPath } from '../../src/cli/control-socket.js';
+import { controlSocketPath } from '../../src/server/control-protocol.js';
 import { ON_POSTGRES, cliJson, freshDataDir, killChildren, request, runCli, startInProcess, type DataDir, type InProcessServer } from '../cli/helpers.js';
 
 const PASSWORD = 'server-side-password-9';

@@ -6,7 +6,7 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockHolder } from '../../src/platform/db/embedded.js';
-import { controlSocketPath } from '../../src/cli/control-socket.js';
+import { controlSocketPath } from '../../src/server/control-protocol.js';
 import { ON_POSTGRES, cliJson, freshDataDir, killChildren, request, runCli, startCliServer, type DataDir, type StartedProcess } from '../cli/helpers.js';
 
 describe('gateway start', () => {

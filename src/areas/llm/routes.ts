@@ -1,14 +1,33 @@
 // The llm area under /api/llm/v1: compute nodes, models, chat completions, model pulls.
+// The area takes what it needs of the composition root (AppContext satisfies
+// LlmAreaDeps) and hands each feature its own narrow deps, built once here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../context.js';
+import type { LlmConfig } from '../../platform/config.js';
+import type { Database } from '../../platform/db/database.js';
+import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
+import type { Secrets } from '../../platform/secrets.js';
+import type { LlmServices } from './services.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { pullRoutes } from './pull/routes.js';
 
-export const llmRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  await app.register(nodeRoutes, { ctx });
-  await app.register(modelRoutes, { ctx });
-  await app.register(chatRoutes, { ctx });
-  await app.register(pullRoutes, { ctx });
+export interface LlmAreaDeps {
+  config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds'> };
+  db: Database;
+  secrets: Pick<Secrets, 'encrypt' | 'decrypt'>;
+  bus: Pick<InvalidationBus, 'publish'>;
+  /** The area's long-lived parts (services.ts). Their functions are closures, safe to hand on detached. */
+  llm: LlmServices;
+}
+
+export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async (app, { deps }) => {
+  const { llm } = deps;
+  const heartbeatMs = deps.config.llm.heartbeatSeconds * 1000;
+  // Retry-After for 503s the engines cause: the router's view of nodes refreshes this often.
+  const retryAfterSeconds = deps.config.llm.healthIntervalSeconds;
+  await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
+  await app.register(modelRoutes, { deps: { router: llm.router } });
+  await app.register(chatRoutes, { deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds } });
+  await app.register(pullRoutes, { deps: { router: llm.router, calls: llm.calls, checkUrl: llm.checkUrl, outboundGuard: llm.outboundGuard, heartbeatMs, retryAfterSeconds } });
 };

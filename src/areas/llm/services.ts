@@ -9,7 +9,7 @@ import type { Secrets } from '../../platform/secrets.js';
 import { createEngine } from '../../engines/index.js';
 import type { Engine, OutboundGuard } from '../../engines/types.js';
 import { UsageRecorder } from './usage/recorder.js';
-import { OpenCalls } from './sse/open-calls.js';
+import { OpenCalls } from './calls/open-calls.js';
 import { NodeRegistry, type LlmLog } from './router/registry.js';
 import { Router } from './router/router.js';
 import { TenantSettingsCache } from './router/tenant-settings.js';
@@ -17,7 +17,7 @@ import type { NodeDefinition } from './router/node-runtime.js';
 import type { ModelRouter } from './router/types.js';
 import { computeNodeRepository } from './nodes/repository.js';
 import { definitionFromRow, staticNodeDefinitions } from './nodes/definitions.js';
-import { checkOutboundUrl, denyListFrom, guardedLookup, type UrlScope } from './nodes/url-guard.js';
+import { checkOutboundUrl, denyListFrom, guardedLookup, type UrlScope } from './outbound/url-guard.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */

@@ -8,7 +8,7 @@ import type { Secrets } from '../../../platform/secrets.js';
 import { notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
-import { requireTenantAdmin } from '../../guard.js';
+import { requireTenantAdmin } from '../../../platform/authorization.js';
 import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { generateApiKey, maskApiKey } from './key-format.js';

@@ -4,7 +4,7 @@ import type { InvalidationBus } from '../../../platform/coordination/invalidatio
 import { AppError, notFound } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
-import { requirePlatformAdmin, requireTenantAdmin } from '../../guard.js';
+import { requirePlatformAdmin, requireTenantAdmin } from '../../../platform/authorization.js';
 import { tenantRepository, type TenantRow } from './repository.js';
 import { llmSettingsFrom, mergeLlmSettings, type LlmSettingsPatch, type TenantLlmSettings } from './settings.js';
 

@@ -7,7 +7,7 @@ import { isPlatformAdmin, ROLES, type Principal, type Role } from '../../../plat
 import { hashPassword } from '../../../platform/passwords.js';
 import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
-import { requireTenantAdmin, requireUser } from '../../guard.js';
+import { requireTenantAdmin, requireUser } from '../../../platform/authorization.js';
 import { userRepository, type UserRow } from './repository.js';
 import { refreshTokenRepository } from '../sessions/repository.js';
 

@@ -3,7 +3,6 @@
 // the request into an engine call and the engine's answer into the spec's shape.
 // Prompts and completions are never logged.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../../context.js';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { ChatCall, failureStatus, NO_TOKENS, type ChatDeps } from './call.js';
@@ -12,14 +11,7 @@ import { completeStream } from './stream.js';
 import { preloadTokenizer } from '../tokens/count.js';
 import { ChatCompletion, ChatCompletionBody } from './schemas.js';
 
-export const chatRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const deps: ChatDeps = {
-    router: ctx.llm.router,
-    usage: ctx.llm.usage,
-    calls: ctx.llm.calls,
-    heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
-    retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
-  };
+export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (app, { deps }) => {
   let tokenizerLoading = false;
 
   app.post(

@@ -9,7 +9,7 @@
 // the engine instead of filling memory.
 import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatBatch, type ChatChunk } from '../../../engines/types.js';
-import { ABORTED, AbortableReader, type ClientWatch } from '../sse/client.js';
+import { ABORTED, AbortableReader, type ClientWatch } from '../calls/client-watch.js';
 import { DONE, frameOf, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';

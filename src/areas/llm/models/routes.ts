@@ -2,26 +2,23 @@
 // list shape, each id usable as `model`. `auto` comes first: it stands for the
 // tenant's default model (PATCH /api/auth/tenants/{id} `defaultModel`), or the
 // first model of this list when no default is set.
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../../context.js';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
+import type { ModelRouter } from '../router/types.js';
+import { ModelList } from './schemas.js';
 
-const Model = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('model'),
-  created: Type.Integer(),
-  owned_by: Type.String(),
-});
-const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) });
+export interface ModelDeps {
+  router: Pick<ModelRouter, 'availableModels'>;
+}
 
-export const modelRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
+export const modelRoutes: FastifyPluginAsyncTypebox<{ deps: ModelDeps }> = async (app, { deps }) => {
   // `auto` has no creation time of its own: this server's start stands in for it.
   const started = Math.floor(Date.now() / 1000);
 
   app.get('/models', { schema: { response: { 200: ModelList, ...problems(401) } } }, async (request) => {
     const { tenantId } = principalOf(request);
-    const models = await ctx.llm.router.availableModels(tenantId);
+    const models = await deps.router.availableModels(tenantId);
     return {
       object: 'list' as const,
       data: [

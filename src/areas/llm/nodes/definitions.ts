@@ -56,7 +56,7 @@ export function staticNodeDefinitions(llm: LlmConfig, startedAt: Date): NodeDefi
   return [...configured, local];
 }
 
-export function definitionFromRow(row: ComputeNodeRow, secrets: Secrets, log: (message: string) => void): NodeDefinition {
+export function definitionFromRow(row: ComputeNodeRow, secrets: Pick<Secrets, 'decrypt'>, log: (message: string) => void): NodeDefinition {
   let apiKey: string | undefined;
   if (row.api_key_encrypted) {
     try {

@@ -1,7 +1,7 @@
 // SQL for compute nodes added through the API. Tenant filtering happens in the
 // service (a node may serve several tenants); these statements take ids as given.
 import type { Queryable } from '../../../platform/db/database.js';
-import type { UrlScope } from './url-guard.js';
+import type { UrlScope } from '../outbound/url-guard.js';
 
 export interface ComputeNodeRow {
   id: string;

@@ -10,8 +10,8 @@
 import type { FastifyReply } from 'fastify';
 import { AppError, shuttingDown } from '../../../platform/errors.js';
 import { EngineError, type OutboundGuard, type PullProgress } from '../../../engines/types.js';
-import { ABORTED, AbortableReader } from '../sse/client.js';
-import type { OpenCalls } from '../sse/open-calls.js';
+import { ABORTED, AbortableReader } from '../calls/client-watch.js';
+import type { OpenCalls } from '../calls/open-calls.js';
 import { SseWriter } from '../sse/writer.js';
 import type { Lease } from '../router/types.js';
 

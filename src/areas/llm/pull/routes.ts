@@ -3,18 +3,33 @@
 // file from a URL into the models dir) and watches the progress as an event stream.
 // Other engine names (including `openai`, whose servers cannot pull) are 404: no such route.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../platform/errors.js';
-import { principalOf, requireTenantAdmin } from '../../guard.js';
+import { principalOf } from '../../guard.js';
+import { requireTenantAdmin } from '../../../platform/authorization.js';
 import { isPlatformAdmin } from '../../../platform/identity.js';
+import type { OutboundGuard } from '../../../engines/types.js';
 import { problems } from '../../schemas.js';
+import type { OpenCalls } from '../calls/open-calls.js';
 import { relayPull } from './relay.js';
-import { checkCallerUrl, urlScopeOf } from '../nodes/service.js';
+import type { UrlScope } from '../outbound/url-guard.js';
+import { checkCallerUrl, urlScopeOf, type UrlPolicyDeps } from '../outbound/url-policy.js';
 import { ownedBy } from '../router/node-runtime.js';
+import type { ModelRouter } from '../router/types.js';
 import { checkPullBody, PULL_ENGINES, PullBody, PullParams, type PullEngine } from './schemas.js';
 
-export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const { router } = ctx.llm;
+export interface PullDeps extends UrlPolicyDeps {
+  router: Pick<ModelRouter, 'pullTarget' | 'refresh'>;
+  /** The guard a download's every hop and connection is held to, for a URL given by `scope` (LlmServices.outboundGuard). */
+  outboundGuard(scope: UrlScope): OutboundGuard;
+  /** Counts the pull while it runs, so that a shutdown can stop it cleanly. */
+  calls: OpenCalls;
+  heartbeatMs: number;
+  /** Retry-After for 503s the node causes: the router's view of nodes refreshes this often. */
+  retryAfterSeconds: number;
+}
+
+export const pullRoutes: FastifyPluginAsyncTypebox<{ deps: PullDeps }> = async (app, { deps }) => {
+  const { router } = deps;
 
   app.post(
     '/:engine/models/pull/stream',
@@ -30,7 +45,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
       // The local engine downloads for every tenant: a tenant admin's URL is held to the
       // tenant deny list (private ranges) as node URLs are, here for a clear 400 and in
       // the engine for every redirect hop and every connection.
-      if (request.body.url !== undefined) await checkCallerUrl(ctx, principal, request.body.url);
+      if (request.body.url !== undefined) await checkCallerUrl(deps, principal, request.body.url);
       const lease = await router.pullTarget(principal.tenantId, engine as PullEngine);
       request.log.info({ engine, nodeId: lease.node.id, model: request.body.model }, 'model pull started');
       await relayPull(
@@ -39,12 +54,12 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async 
           model: request.body.model,
           url: request.body.url,
           sha256: request.body.sha256?.toLowerCase(),
-          guard: ctx.llm.outboundGuard(urlScopeOf(principal)),
-          calls: ctx.llm.calls,
+          guard: deps.outboundGuard(urlScopeOf(principal)),
+          calls: deps.calls,
           // On a node other tenants share, the model under a name may be another tenant's.
           replace: isPlatformAdmin(principal) || ownedBy(lease.node.tenantIds, principal.tenantId),
-          heartbeatMs: ctx.config.llm.heartbeatSeconds * 1000,
-          retryAfterSeconds: ctx.config.llm.healthIntervalSeconds,
+          heartbeatMs: deps.heartbeatMs,
+          retryAfterSeconds: deps.retryAfterSeconds,
           beforeSuccess: () => router.refresh(lease.node.id),
         },
         reply,

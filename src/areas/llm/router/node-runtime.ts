@@ -3,7 +3,7 @@
 // outstanding requests, consecutive failures, cooldown).
 import type { Engine, EngineKind, EngineModel } from '../../../engines/types.js';
 import type { NodeView } from './types.js';
-import type { UrlScope } from '../nodes/url-guard.js';
+import type { UrlScope } from '../outbound/url-guard.js';
 
 export type NodeSource = 'config' | 'api';
 

@@ -1,15 +1,14 @@
+// Workspaces: plain functions over the caller's tenant (always the principal's,
+// never one named in the request); the routes are in routes.ts, the SQL in repository.ts.
 import type { Database } from '../../../platform/db/database.js';
 import { notFound, forbidden } from '../../../platform/errors.js';
 import { newId, isId } from '../../../platform/ids.js';
 import { isTenantAdmin, type Principal } from '../../../platform/identity.js';
 import { workspaceRepository, type WorkspaceRow } from './repository.js';
+import type { NewWorkspace, Workspace, WorkspacePatch } from './schemas.js';
 
-export interface Workspace {
-  id: string;
-  name: string;
-  description: string | null;
-  createdAt: string;
-  updatedAt: string;
+export interface WorkspaceDeps {
+  db: Database;
 }
 
 export const toWorkspace = (row: WorkspaceRow): Workspace => ({
@@ -26,19 +25,19 @@ function requireEditor(principal: Principal): void {
   throw forbidden('Creating or changing workspaces needs the tenant admin role or an API key.');
 }
 
-export async function listWorkspaces(db: Database, principal: Principal): Promise<Workspace[]> {
-  return (await workspaceRepository.list(db, principal.tenantId)).map(toWorkspace);
+export async function listWorkspaces(deps: WorkspaceDeps, principal: Principal): Promise<Workspace[]> {
+  return (await workspaceRepository.list(deps.db, principal.tenantId)).map(toWorkspace);
 }
 
-export async function getWorkspace(db: Database, principal: Principal, id: string): Promise<Workspace> {
-  const row = isId('workspace', id) ? await workspaceRepository.get(db, principal.tenantId, id) : undefined;
+export async function getWorkspace(deps: WorkspaceDeps, principal: Principal, id: string): Promise<Workspace> {
+  const row = isId('workspace', id) ? await workspaceRepository.get(deps.db, principal.tenantId, id) : undefined;
   if (!row) throw notFound('Workspace');
   return toWorkspace(row);
 }
 
-export async function createWorkspace(db: Database, principal: Principal, input: { name: string; description?: string }): Promise<Workspace> {
+export async function createWorkspace(deps: WorkspaceDeps, principal: Principal, input: NewWorkspace): Promise<Workspace> {
   requireEditor(principal);
-  const row = await workspaceRepository.insert(db, {
+  const row = await workspaceRepository.insert(deps.db, {
     id: newId('workspace'),
     tenant_id: principal.tenantId,
     name: input.name,
@@ -47,20 +46,15 @@ export async function createWorkspace(db: Database, principal: Principal, input:
   return toWorkspace(row);
 }
 
-export async function updateWorkspace(
-  db: Database,
-  principal: Principal,
-  id: string,
-  patch: { name?: string; description?: string | null },
-): Promise<Workspace> {
+export async function updateWorkspace(deps: WorkspaceDeps, principal: Principal, id: string, patch: WorkspacePatch): Promise<Workspace> {
   requireEditor(principal);
-  const row = isId('workspace', id) ? await workspaceRepository.update(db, principal.tenantId, id, patch) : undefined;
+  const row = isId('workspace', id) ? await workspaceRepository.update(deps.db, principal.tenantId, id, patch) : undefined;
   if (!row) throw notFound('Workspace');
   return toWorkspace(row);
 }
 
-export async function deleteWorkspace(db: Database, principal: Principal, id: string): Promise<void> {
+export async function deleteWorkspace(deps: WorkspaceDeps, principal: Principal, id: string): Promise<void> {
   requireEditor(principal);
-  const deleted = isId('workspace', id) && (await workspaceRepository.delete(db, principal.tenantId, id));
+  const deleted = isId('workspace', id) && (await workspaceRepository.delete(deps.db, principal.tenantId, id));
   if (!deleted) throw notFound('Workspace');
 }

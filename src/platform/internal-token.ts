@@ -4,8 +4,11 @@
 // Why not a JWT via jose: it is minted and verified on every request, and jose's
 // HS256 sign + verify measured ~175 µs here against ~3 µs for this format, which
 // would spend the whole per-request CPU budget. Format: v1.<payload>.<signature>.
+//
+// The contract between the edge (which mints it) and the areas (which verify it):
+// it lives in platform/ so that an area run as its own process needs nothing of the edge.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../platform/identity.js';
+import type { Principal } from './identity.js';
 
 export const INTERNAL_TOKEN_TTL_SECONDS = 60;
 

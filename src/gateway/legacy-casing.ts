@@ -3,7 +3,7 @@
 // registered route (`auth`, `login`, `api-keys`…), so path parameters — ids, and
 // later model or engine names such as `Llama-3` — keep their case.
 
-export class RouteLiterals {
+export class LegacyCasing {
   private readonly literals = new Set<string>();
 
   /** Records the static segments of a route path such as `/api/auth/tenants/:tenantId`. */

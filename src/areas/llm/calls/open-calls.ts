@@ -11,7 +11,7 @@
 import type { Server as HttpServer, ServerResponse } from 'node:http';
 import { Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import { INTERRUPT, watchClient, type ClientWatch } from './client.js';
+import { INTERRUPT, watchClient, type ClientWatch } from './client-watch.js';
 
 export class OpenCalls {
   private open = 0;

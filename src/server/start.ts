@@ -3,13 +3,14 @@
 // the server holds the embedded database. Stops cleanly on SIGINT/SIGTERM.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { Config } from './platform/config.js';
-import { createContext, VERSION, type AppContext } from './context.js';
-import { buildApp } from './gateway/app.js';
-import { loadTls, type TlsMaterial } from './platform/tls.js';
-import { bootstrap, type BootstrapResult } from './areas/auth/bootstrap.js';
-import { controlSocketPath, startControlServer, type ControlServer } from './cli/control-socket.js';
-import { lockHolder } from './platform/db/embedded.js';
+import type { Config } from '../platform/config.js';
+import { createContext, VERSION, type AppContext } from '../context.js';
+import { buildApp } from '../gateway/app.js';
+import { loadTls, type TlsMaterial } from '../platform/tls.js';
+import { bootstrap, type BootstrapResult } from '../areas/auth/bootstrap.js';
+import { controlSocketPath } from './control-protocol.js';
+import { startControlServer, type ControlServer } from './control-server.js';
+import { lockHolder } from '../platform/db/embedded.js';
 import { existsSync } from 'node:fs';
 
 export interface ServerOptions {
@@ -25,6 +26,13 @@ export interface ServerOptions {
   handleSignals?: boolean;
   /** How the operator invokes the CLI, for the hints in the banner. */
   cliCommand?: string;
+  /**
+   * The commands the control socket serves: the CLI's command table (cli/main.ts
+   * hands in its runCommand; the server does not import the CLI). Without it no
+   * control socket is opened, and on the embedded database the CLI cannot reach
+   * the data dir while this server runs.
+   */
+  commands?: (ctx: AppContext, command: string, args: unknown) => Promise<Record<string, unknown>>;
 }
 
 export interface RunningServer {
@@ -66,7 +74,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     await listen(app, config);
     url = publicUrl(app, config, tls !== undefined);
     // The embedded database admits this process only; the CLI comes in through here.
-    if (ctx.db.kind === 'embedded') control = await startControlServer(ctx, config.dataDir, app.log);
+    const { commands } = options;
+    if (ctx.db.kind === 'embedded' && commands) control = await startControlServer((command, args) => commands(ctx, command, args), config.dataDir, app.log);
   } catch (error) {
     await app?.close().catch(() => undefined);
     await ctx.close().catch(() => undefined);

@@ -1,0 +1,13 @@
+// The models list in OpenAI's shape (GET /api/llm/v1/models).
+import { Type, type Static } from '@fastify/type-provider-typebox';
+
+export const Model = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+});
+export type Model = Static<typeof Model>;
+
+export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) });
+export type ModelList = Static<typeof ModelList>;
