@@ -75,5 +75,6 @@ export const timestamp = (iso: unknown): string | undefined => (typeof iso === '
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 function printable(value: unknown): string {
   const text = Array.isArray(value) ? value.join(', ') : String(value);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

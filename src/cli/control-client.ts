@@ -18,7 +18,7 @@ export class ControlUnavailableError extends Error {}
 /** Sends one command to the server on `dataDir` and returns its result. */
 export async function sendCommand(dataDir: string, command: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const socketPath = controlSocketPath(dataDir);
-  let stat;
+  let stat: ReturnType<typeof statSync>;
   try {
     stat = statSync(socketPath);
   } catch {

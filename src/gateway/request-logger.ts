@@ -16,9 +16,12 @@ type LogArgs = [objectOrMessage: unknown, message?: string, ...args: unknown[]];
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 type Level = (typeof LEVELS)[number];
 
-// The log methods, added to the prototype by the class's static block.
+// The log methods, added to the prototype by the class's static block: declared by
+// merging this interface into the class, which TypeScript allows for exactly this.
+// biome-ignore lint/correctness/noUnusedVariables: merged into the class below
 interface RequestLogger extends Record<Level, (...args: LogArgs) => void> {}
 
+// biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the static block defines every method the interface declares
 class RequestLogger implements FastifyBaseLogger {
   private made: FastifyBaseLogger | undefined;
 
@@ -40,7 +43,8 @@ class RequestLogger implements FastifyBaseLogger {
 
   /** The real child, made on first use. */
   private get logger(): FastifyBaseLogger {
-    return (this.made ??= this.parent.child(this.bindings, this.options));
+    this.made ??= this.parent.child(this.bindings, this.options);
+    return this.made;
   }
 
   get level(): LevelWithSilentOrString {

@@ -15,11 +15,14 @@ import type { Plugin } from 'ajv';
  */
 export type TextKind = 'line' | 'multiline' | 'verbatim';
 
+// Control characters are what these patterns are about.
+/* biome-ignore-start lint/suspicious/noControlCharactersInRegex: on purpose */
 const REFUSED: Record<TextKind, { pattern: RegExp; message: string }> = {
   line: { pattern: /[\u0000-\u001f\u007f-\u009f]/, message: 'must not contain control characters' },
   multiline: { pattern: /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/, message: 'must not contain control characters other than tabs and line breaks' },
   verbatim: { pattern: /\u0000/, message: 'must not contain NUL characters' },
 };
+/* biome-ignore-end lint/suspicious/noControlCharactersInRegex: on purpose */
 
 // A lone UTF-16 surrogate (`"\ud800"` in JSON) is not text in any encoding: PostgreSQL
 // refuses it in jsonb and text columns would store U+FFFD instead, changing the value.

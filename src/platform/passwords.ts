@@ -31,5 +31,6 @@ export async function verifyPassword(password: string, stored: string): Promise<
 // so "unknown user" and "wrong password" cost the same time.
 let decoy: Promise<string> | undefined;
 export function decoyHash(): Promise<string> {
-  return (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+  decoy ??= hashPassword(randomBytes(16).toString('hex'));
+  return decoy;
 }

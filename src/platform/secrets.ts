@@ -28,7 +28,10 @@ export function deriveSecrets(master: string): Secrets {
   return {
     hash(purpose, value) {
       let key = hashKeys.get(purpose);
-      if (!key) hashKeys.set(purpose, (key = derive(`hash:${purpose}`)));
+      if (!key) {
+        key = derive(`hash:${purpose}`);
+        hashKeys.set(purpose, key);
+      }
       return createHmac('sha256', key).update(value).digest('base64url');
     },
     encrypt(plaintext) {

@@ -192,7 +192,10 @@ describe('local engine (llama.cpp child process)', () => {
     const first = await iterator.next();
     // 400 tokens take ~0.2-0.5 s unpaused; paused, the next request for the model cannot start.
     let secondStarted = false;
-    const second = engine.chatStream(chatRequest({ model: 'endless', maxTokens: 3 })).then((s) => ((secondStarted = true), s));
+    const second = engine.chatStream(chatRequest({ model: 'endless', maxTokens: 3 })).then((s) => {
+      secondStarted = true;
+      return s;
+    });
     await sleep(1500);
     assert.equal(secondStarted, false, 'the first generation ran on while its reader was stalled');
     const isDelta = (chunk: ChatChunk) => chunk.type === 'delta';

@@ -4,7 +4,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
 import type { ChatChunk, ChatRequest, EngineError, EngineFailure } from '../../src/engines/types.js';

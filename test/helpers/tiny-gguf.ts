@@ -93,10 +93,16 @@ type MetaValue = { type: 'u32'; value: number } | { type: 'f32'; value: number }
 
 function writeMeta(w: Writer, key: string, meta: MetaValue): void {
   w.string(key);
-  if (meta.type === 'u32') (w.u32(UINT32), w.u32(meta.value));
-  else if (meta.type === 'f32') (w.u32(FLOAT32), w.f32(meta.value));
-  else if (meta.type === 'str') (w.u32(STRING), w.string(meta.value));
-  else {
+  if (meta.type === 'u32') {
+    w.u32(UINT32);
+    w.u32(meta.value);
+  } else if (meta.type === 'f32') {
+    w.u32(FLOAT32);
+    w.f32(meta.value);
+  } else if (meta.type === 'str') {
+    w.u32(STRING);
+    w.string(meta.value);
+  } else {
     w.u32(ARRAY);
     w.u32(meta.of === 'str' ? STRING : meta.of === 'f32' ? FLOAT32 : INT32);
     w.u64(meta.values.length);

@@ -74,13 +74,14 @@ export async function openStream(gw: TestGateway, path: string, json: unknown, h
   let bytes = 0;
   let ended = false;
   const waiters = new Set<() => void>();
-  const notify = () => [...waiters].forEach((w) => w());
+  const notify = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
     bytes += Buffer.byteLength(chunk);
     buffer += chunk;
-    let at: number;
-    while ((at = buffer.indexOf('\n\n')) >= 0) {
+    for (let at = buffer.indexOf('\n\n'); at >= 0; at = buffer.indexOf('\n\n')) {
       items.push(...parseSse(buffer.slice(0, at + 2)));
       buffer = buffer.slice(at + 2);
     }

@@ -143,9 +143,9 @@ describe('usage recorder on the real database', () => {
     try {
       const awkward = ['say "hi"', 'back\\slash', 'a,b', '{braces}', 'NULL', '', '  spaced  ', 'ünïcødé ✓', 'tab\there', 'line\nbreak'];
       const at = new Date('2026-11-22T12:34:56.789Z');
-      awkward.forEach((model, i) =>
-        recorder.record({ tenantId: 'ten_awkward', principalKind: 'user', principalId: `usr_${i}`, endpoint: 'chat/completions', model, nodeId: i % 2 ? null : model, stream: i % 2 === 0, promptTokens: i, completionTokens: 2 * i, latencyMs: 1.6, status: 'ok', correlationId: model, at }),
-      );
+      for (const [i, model] of awkward.entries()) {
+        recorder.record({ tenantId: 'ten_awkward', principalKind: 'user', principalId: `usr_${i}`, endpoint: 'chat/completions', model, nodeId: i % 2 ? null : model, stream: i % 2 === 0, promptTokens: i, completionTokens: 2 * i, latencyMs: 1.6, status: 'ok', correlationId: model, at });
+      }
       // The same value again: its written form is shared, and it still goes in.
       recorder.record({ tenantId: 'ten_awkward', principalKind: 'apiKey', principalId: 'usr_0', customerId: 'say "hi"', endpoint: 'chat/completions', model: 'say "hi"', nodeId: null, stream: false, promptTokens: 0, completionTokens: 0, latencyMs: 0, status: 'ok', at });
       await recorder.flush();

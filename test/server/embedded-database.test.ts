@@ -11,7 +11,9 @@ import { TEST_TMP } from '../helpers/paths.js';
 
 describe('embedded database thread', { skip: process.env.TEST_DATABASE_URL ? 'embedded database only' : false }, () => {
   const dirs: string[] = [];
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
 
   async function dataDir() {
     const dir = mkdtempSync(path.join(TEST_TMP, 'crash-'));

@@ -39,7 +39,7 @@ describe('TLS', () => {
       assert.equal(health.status, 200);
       assert.equal(health.body.status, 'ok');
       // The same URL by name, as a browser on this machine would use it.
-      assert.equal((await request(first.server.url.replace('127.0.0.1', 'localhost') + '/health', { ca })).status, 200);
+      assert.equal((await request(`${first.server.url.replace('127.0.0.1', 'localhost')}/health`, { ca })).status, 200);
       // A client that does not trust the certificate is refused: it really is TLS with this certificate.
       await assert.rejects(request(`${first.server.url}/health`), /self-signed certificate/);
       assert.match(first.printed.join('\n'), new RegExp(`self-signed certificate generated: ${paths.cert.replaceAll('/', '\\/')}`));

@@ -265,7 +265,10 @@ export class LocalEngine implements Engine {
   private deadline(signal: AbortSignal): Deadline {
     const controller = new RequestAbortController();
     let timedOut = false;
-    const timer = setTimeout(() => ((timedOut = true), controller.abort()), this.options.timeoutMs);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.options.timeoutMs);
     const onAbort = () => controller.abort();
     signal.addEventListener('abort', onAbort, { once: true });
     return {
@@ -284,7 +287,11 @@ export class LocalEngine implements Engine {
     let onAbort: () => void = () => {};
     try {
       signal.throwIfAborted();
-      return await Promise.race([work, new Promise<never>((_, reject) => signal.addEventListener('abort', (onAbort = () => reject(signal.reason)), { once: true }))]);
+      const stopped = new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      return await Promise.race([work, stopped]);
     } catch (error) {
       if (!signal.aborted) throw error;
       throw timedOut()

@@ -144,8 +144,14 @@ export class ChildHost {
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no answer in ${this.options.startTimeoutMs} ms`)), this.options.startTimeoutMs);
-        child.once('message', () => (clearTimeout(timer), resolve()));
-        child.once('exit', (code, signal) => (clearTimeout(timer), reject(new Error(`it exited (${signal ?? `code ${code}`}): ${this.lastWords()}`))));
+        child.once('message', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.once('exit', (code, signal) => {
+          clearTimeout(timer);
+          reject(new Error(`it exited (${signal ?? `code ${code}`}): ${this.lastWords()}`));
+        });
       });
     } catch (error) {
       child.kill('SIGKILL');

@@ -238,7 +238,10 @@ async function handle(message: ParentMessage): Promise<void> {
   running.set(message.id, run);
   try {
     if (message.op === 'load') send({ type: 'result', id: message.id, value: await load(message) });
-    else if (message.op === 'unload') send({ type: 'result', id: message.id, value: (await unload(message.key), null) });
+    else if (message.op === 'unload') {
+      await unload(message.key);
+      send({ type: 'result', id: message.id, value: null });
+    }
     else if (message.op === 'embed') send({ type: 'result', id: message.id, value: await embed(message, run) });
     else await chat(message, run);
   } catch (error) {
@@ -256,7 +259,7 @@ llama = await getLlama({
   build: 'never',
   logLevel: LlamaLogLevel.error,
   progressLogs: false,
-  logger(level, message) {
+  logger(_level, message) {
     const line = message.trim();
     if (!line) return;
     process.stderr.write(`${line}\n`); // the gateway logs it

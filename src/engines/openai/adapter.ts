@@ -138,6 +138,8 @@ export class OpenAIEngine implements Engine {
     return vectors;
   }
 
+  // An async generator that only throws: the failure comes at the first next(), as every engine's pull failures do.
+  // biome-ignore lint/correctness/useYield: see above
   async *pull(request: PullRequest): AsyncIterable<PullProgress> {
     throw new EngineError('rejected', `OpenAI-compatible servers cannot pull models (asked for "${request.model}"); load it on the server itself`);
   }

@@ -26,7 +26,10 @@ export class LocalFailureCounter implements FailureCounter {
 
   async fail(key: string): Promise<number> {
     let window = this.current(key);
-    if (!window) this.windows.set(key, (window = { count: 0, resetAt: this.now() + this.windowSeconds * 1000 }));
+    if (!window) {
+      window = { count: 0, resetAt: this.now() + this.windowSeconds * 1000 };
+      this.windows.set(key, window);
+    }
     return ++window.count;
   }
 

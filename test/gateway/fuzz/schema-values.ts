@@ -98,6 +98,7 @@ const STRINGS: [string, string][] = [
   ['path traversal', '../../../../etc/passwd'],
   ['file URL', 'file:///etc/passwd'],
   ['format string', '%s%n%x%00'],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of a template injection, on purpose
   ['template', '${jndi:ldap://x}{{7*7}}'],
   ['markup', '<script>alert(1)</script>'],
   ['backslashes', '\\\\\\'],

@@ -117,7 +117,7 @@ export class SseWriter {
    * of frames): not a promise and two listeners per frame.
    */
   private drained(): Promise<void> {
-    return (this.draining ??= new Promise((resolve) => {
+    this.draining ??= new Promise((resolve) => {
       const done = () => {
         this.res.off('drain', done);
         this.res.off('close', done);
@@ -126,6 +126,7 @@ export class SseWriter {
       };
       this.res.on('drain', done);
       this.res.on('close', done);
-    }));
+    });
+    return this.draining;
   }
 }
