@@ -1,10 +1,10 @@
 // `gateway users …`
 import { checkNewUser, createUser, tenantUsers, type NewUser, type User } from '../areas/auth/users/service.js';
-import type { Role } from '../platform/identity.js';
+import type { RoleName } from '../platform/identity.js';
 import { fields, str, table, timestamp, type CommandArgs, type CommandSpec } from './command-spec.js';
 
 function newUser(args: CommandArgs): NewUser {
-  const roles: Role[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
+  const roles: RoleName[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
   const email = str(args, 'email');
   return {
     tenantId: str(args, 'tenant')!,

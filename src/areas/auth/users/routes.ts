@@ -3,12 +3,13 @@
 // tenant did not exist; a member gets 403.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AppContext } from '../../../context.js';
+import { ROLES } from '../../../platform/identity.js';
 import { principalOf } from '../../guard.js';
 import { problems, Timestamp } from '../../schemas.js';
 import { createUserAs, getUser, listUsers, updateUser, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN } from './service.js';
 
-const RoleName = Type.Union([Type.Literal('member'), Type.Literal('admin'), Type.Literal('platform_admin')]);
-const Roles = Type.Array(RoleName, { minItems: 1, maxItems: 3 });
+const RoleName = Type.Union(ROLES.map((role) => Type.Literal(role)));
+const Roles = Type.Array(RoleName, { minItems: 1, maxItems: ROLES.length });
 const UserStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
 // Any character but NUL: a password is hashed, never shown, and its owner chooses it.
 const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, text: 'verbatim' });

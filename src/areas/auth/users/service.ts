@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError, forbidden, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
-import { isPlatformAdmin, ROLES, type Principal, type Role } from '../../../platform/identity.js';
+import { isPlatformAdmin, ROLES, type Principal, type RoleName } from '../../../platform/identity.js';
 import { hashPassword } from '../../../platform/passwords.js';
 import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
@@ -17,7 +17,7 @@ export interface User {
   username: string;
   email: string | null;
   tenantId: string;
-  roles: Role[];
+  roles: RoleName[];
   twoFactorEnabled: boolean;
   status: UserRow['status'];
   createdAt: string;
@@ -53,7 +53,7 @@ export interface NewUser {
   username: string;
   password: string;
   email?: string;
-  roles: Role[];
+  roles: RoleName[];
 }
 
 export function checkNewUser(input: NewUser): void {
@@ -75,7 +75,7 @@ function checkEmail(email: string): void {
   if (!EMAIL.test(email)) throw validation('email', 'must be an e-mail address');
 }
 
-function checkRoles(roles: Role[]): void {
+function checkRoles(roles: RoleName[]): void {
   for (const role of roles) if (!ROLES.includes(role)) throw validation('roles', `unknown role "${role}"`);
 }
 
@@ -111,12 +111,12 @@ export interface UserDeps {
   bus: InvalidationBus;
 }
 
-const PRIVILEGED: readonly Role[] = ['admin', 'platform_admin'];
+const PRIVILEGED: readonly RoleName[] = ['admin', 'platform_admin'];
 
 // Only a platform admin may hand out platform_admin, or touch an account that
 // holds it: otherwise a tenant admin could reset a platform admin's password
 // (or demote them) and so act above their own role.
-function requireMayAssign(principal: Principal, roles: Role[] | undefined): void {
+function requireMayAssign(principal: Principal, roles: RoleName[] | undefined): void {
   if (roles?.includes('platform_admin') && !isPlatformAdmin(principal)) throw forbidden('Only a platform admin may grant the platform_admin role.');
 }
 
@@ -150,7 +150,7 @@ export async function createUserAs(
   db: Database,
   principal: Principal,
   tenantId: string,
-  input: { username: string; password: string; email?: string; roles?: Role[] },
+  input: { username: string; password: string; email?: string; roles?: RoleName[] },
 ): Promise<User> {
   await administeredTenant(db, principal, tenantId);
   requireMayAssign(principal, input.roles);
@@ -159,7 +159,7 @@ export async function createUserAs(
 
 export interface UserPatch {
   email?: string | null;
-  roles?: Role[];
+  roles?: RoleName[];
   status?: UserRow['status'];
   password?: string;
 }
