@@ -162,7 +162,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(sessionRoutes, { prefix: '/api/auth', ctx });
     await areas.register(twoFactorRoutes, { prefix: '/api/auth', ctx });
     await areas.register(tenantRoutes, { prefix: '/api/auth', ctx });
-    await areas.register(userRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(userRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', ctx });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', ctx });

@@ -139,14 +139,14 @@ export async function seedTenant(gw: TestGateway, label = 'acme', roles: RoleNam
   const suffix = `${label}${++seq}${randomBytes(2).toString('hex')}`;
   const tenant = await createTenant(gw.ctx.db, `Tenant ${suffix}`);
   const password = `pw-${randomBytes(9).toString('base64url')}`;
-  const user = await createUser(gw.ctx.db, { tenantId: tenant.id, username: `admin-${suffix}`, password, roles });
+  const user = await createUser(gw.ctx, { tenantId: tenant.id, username: `admin-${suffix}`, password, roles });
   return { tenantId: tenant.id, admin: { id: user.id, username: user.username, password } };
 }
 
 export async function seedUser(gw: TestGateway, tenantId: string, roles: RoleName[] = ['member'], email?: string) {
   const username = `user-${++seq}${randomBytes(2).toString('hex')}`;
   const password = `pw-${randomBytes(9).toString('base64url')}`;
-  const user = await createUser(gw.ctx.db, { tenantId, username, password, roles, ...(email ? { email } : {}) });
+  const user = await createUser(gw.ctx, { tenantId, username, password, roles, ...(email ? { email } : {}) });
   return { id: user.id, username, password };
 }
 

@@ -7,7 +7,8 @@ import { ConfigError } from '../../platform/config.js';
 import type { Database } from '../../platform/db/database.js';
 import { AppError } from '../../platform/errors.js';
 import { createTenant, type Tenant } from './tenants/service.js';
-import { createUser, type User } from './users/service.js';
+import { createUser } from './users/service.js';
+import type { User } from './users/schemas.js';
 
 export type BootstrapResult =
   /** The database was empty and the variables created the first tenant and admin. */
@@ -50,7 +51,7 @@ export async function bootstrap(db: Database, settings: Config['bootstrap']): Pr
     }
     try {
       const tenant = await createTenant(q, settings.tenant!);
-      const admin = await createUser(q, {
+      const admin = await createUser({ db: q }, {
         tenantId: tenant.id,
         username: settings.adminUsername!,
         password: settings.adminPassword!,

@@ -2,7 +2,7 @@
 // login, refresh and verify-2fa all answer with.
 import { Type } from '@fastify/type-provider-typebox';
 import { Timestamp } from '../../schemas.js';
-import { UserRecord } from '../users/routes.js';
+import { UserRecord } from '../users/schemas.js';
 
 // One user object everywhere: login, refresh, verify-2fa, /me and user management.
 export const UserSchema = UserRecord;

@@ -19,7 +19,8 @@ import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { decoyHash, verifyPassword } from '../../../platform/passwords.js';
 import { userRepository, type UserRow } from '../users/repository.js';
-import { signedInUserRow, toUser, type User } from '../users/service.js';
+import { signedInUserRow, toUser } from '../users/service.js';
+import type { User } from '../users/schemas.js';
 import { createChallenge } from '../two-factor/challenges.js';
 import { refreshTokenRepository } from './repository.js';
 import type { Throttle } from './throttle.js';
@@ -140,7 +141,7 @@ export async function logout(deps: SessionDeps, presented: string | undefined): 
 }
 
 export async function currentUser(deps: Pick<AppContext, 'db'>, principal: Principal): Promise<User> {
-  return toUser(await signedInUserRow(deps.db, principal));
+  return toUser(await signedInUserRow(deps, principal));
 }
 
 function newOpaqueToken(): string {

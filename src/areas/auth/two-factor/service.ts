@@ -13,7 +13,8 @@ import { AppError, validation } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import { verifyPassword } from '../../../platform/passwords.js';
 import { userRepository, type UserRow } from '../users/repository.js';
-import { signedInUserRow, toUser, type User } from '../users/service.js';
+import { signedInUserRow, toUser } from '../users/service.js';
+import type { User } from '../users/schemas.js';
 import { startSession, type Session } from '../sessions/service.js';
 import type { Throttle } from '../sessions/throttle.js';
 import { twoFactorRepository } from './repository.js';
@@ -31,7 +32,7 @@ const notEnabled = () => new AppError('CONFLICT', 'Two-factor authentication is 
 
 /** Step 1 of enrollment: a new secret, stored encrypted, not yet in force. */
 export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal): Promise<{ secret: string; otpauthUri: string }> {
-  const user = await signedInUserRow(deps.db, principal);
+  const user = await signedInUserRow(deps, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   const secret = newTotpSecret();
   if (!(await twoFactorRepository.setPendingSecret(deps.db, user.id, deps.secrets.encrypt(secret)))) throw alreadyEnabled();
@@ -40,7 +41,7 @@ export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal):
 
 /** Step 2: a valid code proves the app holds the secret; answers the recovery codes, once. */
 export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, code: string) {
-  const user = await signedInUserRow(deps.db, principal);
+  const user = await signedInUserRow(deps, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   if (!user.totp_secret) throw new AppError('CONFLICT', 'Start with POST /api/auth/2fa/setup to get a secret.');
   const key = twoFactorThrottleKey(user.id);
@@ -76,7 +77,7 @@ export async function disableTwoFactor(
   if ((proof.code === undefined) === (proof.password === undefined)) {
     throw validation('code', 'send either `code` or `password`, not both and not neither');
   }
-  const user = await signedInUserRow(deps.db, principal);
+  const user = await signedInUserRow(deps, principal);
   if (!user.totp_enabled) throw notEnabled();
   const key = twoFactorThrottleKey(user.id);
   const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);

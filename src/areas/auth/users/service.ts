@@ -1,26 +1,22 @@
-import type { Database, Queryable } from '../../../platform/db/database.js';
+// Users: the user object, creating users (admins, the CLI, the first start), and a
+// tenant administrator's management of the tenant's users.
+import type { Queryable } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError, forbidden, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, ROLES, type Principal, type RoleName } from '../../../platform/identity.js';
 import { hashPassword } from '../../../platform/passwords.js';
-import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { requireTenantAdmin, requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from './repository.js';
 import { refreshTokenRepository } from '../sessions/repository.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN, type NewUserBody, type User, type UserPatch } from './schemas.js';
 
-/** The user object of the spec's login response (2.4) and of /api/auth/me. */
-export interface User {
-  id: string;
-  username: string;
-  email: string | null;
-  tenantId: string;
-  roles: RoleName[];
-  twoFactorEnabled: boolean;
-  status: UserRow['status'];
-  createdAt: string;
+export interface UserDeps {
+  /** A transaction will do: the first start creates its administrator inside one. */
+  db: Queryable;
+  bus: InvalidationBus;
 }
 
 export const toUser = (row: UserRow): User => ({
@@ -35,24 +31,18 @@ export const toUser = (row: UserRow): User => ({
 });
 
 /** The caller's own user row: a signed-in person (not an API key) of their tenant, or 404. */
-export async function signedInUserRow(q: Queryable, principal: Principal): Promise<UserRow> {
+export async function signedInUserRow(deps: Pick<UserDeps, 'db'>, principal: Principal): Promise<UserRow> {
   requireUser(principal);
-  const row = await userRepository.getInTenant(q, principal.tenantId, principal.subject);
+  const row = await userRepository.getInTenant(deps.db, principal.tenantId, principal.subject);
   if (!row) throw notFound('User');
   return row;
 }
 
-// Usernames never contain '@', so the login field is unambiguous.
-export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$';
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export interface NewUser {
+/** A user to create: the create body, in a tenant, with its roles decided (none: a member). */
+export interface NewUser extends NewUserBody {
   tenantId: string;
-  username: string;
-  password: string;
-  email?: string;
   roles: RoleName[];
 }
 
@@ -85,12 +75,12 @@ function uniqueViolationAsConflict(error: unknown): never {
   throw error;
 }
 
-export async function createUser(q: Queryable, input: NewUser): Promise<User> {
+export async function createUser(deps: Pick<UserDeps, 'db'>, input: NewUser): Promise<User> {
   checkNewUser(input);
-  if (!(await tenantRepository.get(q, input.tenantId))) throw notFound('Tenant');
+  await existingTenant(deps.db, input.tenantId);
   const passwordHash = await hashPassword(input.password);
   try {
-    const row = await userRepository.insert(q, {
+    const row = await userRepository.insert(deps.db, {
       id: newId('user'),
       tenant_id: input.tenantId,
       username: input.username,
@@ -105,11 +95,6 @@ export async function createUser(q: Queryable, input: NewUser): Promise<User> {
 }
 
 // ---- Administration of a tenant's users (routes.ts) ----
-
-export interface UserDeps {
-  db: Database;
-  bus: InvalidationBus;
-}
 
 const PRIVILEGED: readonly RoleName[] = ['admin', 'platform_admin'];
 
@@ -130,38 +115,26 @@ async function userInTenant(q: Queryable, tenantId: string, userId: string): Pro
   return row;
 }
 
-export async function listUsers(db: Database, principal: Principal, tenantId: string): Promise<User[]> {
+export async function listUsers(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string): Promise<User[]> {
   requireTenantAdmin(principal, tenantId);
-  return tenantUsers(db, tenantId);
+  return tenantUsers(deps, tenantId);
 }
 
 /** A tenant's users with no authorization check: for callers trusted already (listUsers, the operator's CLI). 404 for an unknown tenant. */
-export async function tenantUsers(q: Queryable, tenantId: string): Promise<User[]> {
-  await existingTenant(q, tenantId);
-  return (await userRepository.listInTenant(q, tenantId)).map(toUser);
+export async function tenantUsers(deps: Pick<UserDeps, 'db'>, tenantId: string): Promise<User[]> {
+  await existingTenant(deps.db, tenantId);
+  return (await userRepository.listInTenant(deps.db, tenantId)).map(toUser);
 }
 
-export async function getUser(db: Database, principal: Principal, tenantId: string, userId: string): Promise<User> {
-  await administeredTenant(db, principal, tenantId);
-  return toUser(await userInTenant(db, tenantId, userId));
+export async function getUser(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, userId: string): Promise<User> {
+  await administeredTenant(deps.db, principal, tenantId);
+  return toUser(await userInTenant(deps.db, tenantId, userId));
 }
 
-export async function createUserAs(
-  db: Database,
-  principal: Principal,
-  tenantId: string,
-  input: { username: string; password: string; email?: string; roles?: RoleName[] },
-): Promise<User> {
-  await administeredTenant(db, principal, tenantId);
+export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, input: NewUserBody): Promise<User> {
+  await administeredTenant(deps.db, principal, tenantId);
   requireMayAssign(principal, input.roles);
-  return createUser(db, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
-}
-
-export interface UserPatch {
-  email?: string | null;
-  roles?: RoleName[];
-  status?: UserRow['status'];
-  password?: string;
+  return createUser(deps, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
 }
 
 /**
