@@ -15,7 +15,9 @@ import { verifyPassword } from '../../../platform/passwords.js';
 import { userRepository, type UserRow } from '../users/repository.js';
 import { signedInUserRow, toUser } from '../users/service.js';
 import type { User } from '../users/schemas.js';
-import { startSession, type Session } from '../sessions/service.js';
+import { consumeChallenge, endChallenges, spendChallengeAttempt } from '../sessions/challenges.js';
+import type { Session } from '../sessions/schemas.js';
+import { startSession } from '../sessions/service.js';
 import type { Throttle } from '../sessions/throttle.js';
 import { twoFactorRepository } from './repository.js';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
@@ -90,7 +92,11 @@ export async function disableTwoFactor(
       await attempt.fail();
       throw proof.password !== undefined ? validation('password', 'is incorrect') : validation('code', 'is not a valid code');
     }
-    await deps.db.tx((q) => twoFactorRepository.disable(q, user.id));
+    // One transaction: the secret, the recovery codes and any open login challenge go together.
+    await deps.db.tx(async (q) => {
+      await twoFactorRepository.disable(q, user.id);
+      await endChallenges({ db: q }, user.id);
+    });
     await attempt.reset(key);
     await deps.bus.publish({ kind: 'user', id: user.id });
     const updated = await userRepository.get(deps.db, user.id);
@@ -109,13 +115,12 @@ export async function verifyTwoFactor(
   if ((input.code === undefined) === (input.recoveryCode === undefined)) {
     throw validation('code', 'send either `code` or `recoveryCode`, not both and not neither');
   }
-  const challengeHash = deps.secrets.hash('challenge', input.twoFactorToken);
-  const challenge = await twoFactorRepository.spendAttempt(deps.db, challengeHash, deps.config.auth.twoFactorMaxAttemptsPerChallenge);
+  const challenge = await spendChallengeAttempt(deps, input.twoFactorToken);
   if (!challenge) throw invalidChallenge();
-  const key = twoFactorThrottleKey(challenge.user_id);
+  const key = twoFactorThrottleKey(challenge.userId);
   const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
   try {
-    const user = await userRepository.get(deps.db, challenge.user_id);
+    const user = await userRepository.get(deps.db, challenge.userId);
     const state = user ? await deps.auth.accounts.get(user.id) : null;
     if (!user || !state?.active || !user.totp_enabled) throw invalidChallenge();
     const ok =
@@ -124,7 +129,7 @@ export async function verifyTwoFactor(
       await attempt.fail();
       throw wrongCode();
     }
-    if (!(await twoFactorRepository.consumeChallenge(deps.db, challenge.id))) throw invalidChallenge();
+    if (!(await consumeChallenge(deps, challenge.id))) throw invalidChallenge();
     await attempt.reset(key);
     return await startSession(deps, user);
   } finally {

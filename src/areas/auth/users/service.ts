@@ -10,13 +10,17 @@ import { hashPassword } from '../../../platform/passwords.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { requireTenantAdmin, requireUser } from '../../guard.js';
 import { userRepository, type UserRow } from './repository.js';
-import { refreshTokenRepository } from '../sessions/repository.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN, type NewUserBody, type User, type UserPatch } from './schemas.js';
 
 export interface UserDeps {
   /** A transaction will do: the first start creates its administrator inside one. */
   db: Queryable;
   bus: InvalidationBus;
+  /**
+   * Ends every session of a user (the sessions feature's endSessions). Handed in by
+   * the composition root: sessions reads users, so users cannot import sessions.
+   */
+  endSessions(userId: string): Promise<void>;
 }
 
 export const toUser = (row: UserRow): User => ({
@@ -169,7 +173,7 @@ export async function updateUser(deps: UserDeps, principal: Principal, tenantId:
   if (!row) throw notFound('User');
   // A new password or a disable ends every session: refresh tokens issued under
   // the old password (perhaps to whoever stole it) stop working.
-  if (patch.password !== undefined || patch.status === 'disabled') await refreshTokenRepository.revokeAllForUser(deps.db, userId);
+  if (patch.password !== undefined || patch.status === 'disabled') await deps.endSessions(userId);
   // Drops the cached account state, so a disable or a role change applies to the
   // user's very next request, whatever access token they still hold.
   await deps.bus.publish({ kind: 'user', id: userId });
