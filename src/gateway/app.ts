@@ -162,7 +162,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     guardArea(areas, ctx.secrets.internalTokenKey);
     await areas.register(sessionRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(twoFactorRoutes, { prefix: '/api/auth', deps: ctx });
-    await areas.register(tenantRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(tenantRoutes, { prefix: '/api/auth', deps: ctx });
     // Changing a user may end their sessions: users get that from sessions through here.
     await areas.register(userRoutes, { prefix: '/api/auth', deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) } });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });

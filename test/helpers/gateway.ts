@@ -137,7 +137,7 @@ let seq = 0;
 /** A tenant with one admin user, created through the same services the CLI uses. */
 export async function seedTenant(gw: TestGateway, label = 'acme', roles: RoleName[] = ['admin']): Promise<SeededTenant> {
   const suffix = `${label}${++seq}${randomBytes(2).toString('hex')}`;
-  const tenant = await createTenant(gw.ctx.db, `Tenant ${suffix}`);
+  const tenant = await createTenant(gw.ctx, `Tenant ${suffix}`);
   const password = `pw-${randomBytes(9).toString('base64url')}`;
   const user = await createUser(gw.ctx, { tenantId: tenant.id, username: `admin-${suffix}`, password, roles });
   return { tenantId: tenant.id, admin: { id: user.id, username: user.username, password } };

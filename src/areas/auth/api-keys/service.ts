@@ -73,7 +73,7 @@ export async function issueApiKey(
   now = Date.now(),
 ): Promise<CreatedApiKey> {
   const expiresAt = checkNewApiKey(input, now);
-  await existingTenant(deps.db, tenantId);
+  await existingTenant(deps, tenantId);
   const key = generateApiKey();
   const row = await apiKeyRepository.insert(deps.db, {
     id: newId('apiKey'),
@@ -98,12 +98,12 @@ export async function listApiKeys(deps: Pick<ApiKeyDeps, 'db'>, principal: Princ
 
 /** A tenant's keys (masked, never a hash) with no authorization check: for callers trusted already (listApiKeys, the operator's CLI). 404 for an unknown tenant. */
 export async function tenantApiKeys(deps: Pick<ApiKeyDeps, 'db'>, tenantId: string): Promise<ApiKeyRecord[]> {
-  await existingTenant(deps.db, tenantId);
+  await existingTenant(deps, tenantId);
   return (await apiKeyRepository.list(deps.db, tenantId)).map(toApiKey);
 }
 
 export async function getApiKey(deps: Pick<ApiKeyDeps, 'db'>, principal: Principal, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const row = isId('apiKey', keyId) ? await apiKeyRepository.get(deps.db, tenantId, keyId) : undefined;
   if (!row) throw notFound('API key');
   return toApiKey(row);
@@ -117,7 +117,7 @@ export async function setApiKeyStatus(
   keyId: string,
   status: ApiKeyRow['status'],
 ): Promise<ApiKeyRecord> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const row = isId('apiKey', keyId) ? await apiKeyRepository.setStatus(deps.db, tenantId, keyId, status) : undefined;
   if (!row) throw notFound('API key');
   await deps.bus.publish({ kind: 'apiKey', id: keyId });
@@ -125,7 +125,7 @@ export async function setApiKeyStatus(
 }
 
 export async function deleteApiKey(deps: ApiKeyDeps, principal: Principal, tenantId: string, keyId: string): Promise<void> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const deleted = isId('apiKey', keyId) && (await apiKeyRepository.delete(deps.db, tenantId, keyId));
   if (!deleted) throw notFound('API key');
   await deps.bus.publish({ kind: 'apiKey', id: keyId });

@@ -81,7 +81,7 @@ function uniqueViolationAsConflict(error: unknown): never {
 
 export async function createUser(deps: Pick<UserDeps, 'db'>, input: NewUser): Promise<User> {
   checkNewUser(input);
-  await existingTenant(deps.db, input.tenantId);
+  await existingTenant(deps, input.tenantId);
   const passwordHash = await hashPassword(input.password);
   try {
     const row = await userRepository.insert(deps.db, {
@@ -126,17 +126,17 @@ export async function listUsers(deps: Pick<UserDeps, 'db'>, principal: Principal
 
 /** A tenant's users with no authorization check: for callers trusted already (listUsers, the operator's CLI). 404 for an unknown tenant. */
 export async function tenantUsers(deps: Pick<UserDeps, 'db'>, tenantId: string): Promise<User[]> {
-  await existingTenant(deps.db, tenantId);
+  await existingTenant(deps, tenantId);
   return (await userRepository.listInTenant(deps.db, tenantId)).map(toUser);
 }
 
 export async function getUser(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, userId: string): Promise<User> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   return toUser(await userInTenant(deps.db, tenantId, userId));
 }
 
 export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, input: NewUserBody): Promise<User> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   requireMayAssign(principal, input.roles);
   return createUser(deps, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
 }
@@ -147,7 +147,7 @@ export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Princi
  * with nobody able to administer it. Another admin (or a platform admin) can.
  */
 export async function updateUser(deps: UserDeps, principal: Principal, tenantId: string, userId: string, patch: UserPatch): Promise<User> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const target = await userInTenant(deps.db, tenantId, userId);
   requireMayChange(principal, target);
   requireMayAssign(principal, patch.roles);
