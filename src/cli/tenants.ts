@@ -1,10 +1,8 @@
 // `gateway tenants …`
-import type { Tenant } from '../areas/auth/tenants/schemas.js';
+import { TENANT_NAME_MAX_LENGTH as NAME_MAX, type Tenant } from '../areas/auth/tenants/schemas.js';
 import { allTenants, createTenant } from '../areas/auth/tenants/service.js';
 import { validation } from '../platform/errors.js';
 import { fields, str, table, timestamp, type CommandSpec } from './command-spec.js';
-
-const NAME_MAX = 200; // as POST /api/auth/tenants accepts
 
 export const tenantCommands: CommandSpec[] = [
   {
