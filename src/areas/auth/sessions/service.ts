@@ -17,8 +17,8 @@ import { AppError } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { decoyHash, verifyPassword } from '../../../platform/passwords.js';
-import { userRepository, type UserRow } from '../users/repository.js';
-import { signedInUserRow, toUser } from '../users/service.js';
+import type { UserRow } from '../users/repository.js';
+import { signedInUserRow, toUser, userById, userByLogin } from '../users/service.js';
 import type { User } from '../users/schemas.js';
 import { createChallenge } from './challenges.js';
 import type { SessionDeps } from './deps.js';
@@ -49,7 +49,7 @@ export async function login(
     { key: loginThrottleKeys.address(address), max: auth.loginMaxFailuresPerAddress },
   ]);
   try {
-    const row = await userRepository.findByLogin(deps.db, input.username);
+    const row = await userByLogin(deps, input.username);
     // Unknown users are checked against a decoy hash so both cases take as long.
     const passwordOk = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash()));
     const active = row && passwordOk ? (await deps.auth.accounts.get(row.id))?.active === true : false;
@@ -110,7 +110,7 @@ export async function refresh(deps: Pick<SessionDeps, 'db' | 'secrets' | 'config
     throw invalidRefreshToken();
   }
 
-  const user = await userRepository.get(deps.db, rotated.user_id);
+  const user = await userById(deps, rotated.user_id);
   const state = user ? await deps.auth.accounts.get(user.id) : null;
   if (!user || !state?.active) {
     await refreshTokenRepository.revokeFamily(deps.db, rotated.family_id);

@@ -14,8 +14,8 @@ import { AppError, validation } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { Secrets } from '../../../platform/secrets.js';
 import { verifyPassword } from '../../../platform/passwords.js';
-import { userRepository, type UserRow } from '../users/repository.js';
-import { signedInUserRow, toUser } from '../users/service.js';
+import type { UserRow } from '../users/repository.js';
+import { signedInUserRow, toUser, userById } from '../users/service.js';
 import type { User } from '../users/schemas.js';
 import { consumeChallenge, endChallenges, spendChallengeAttempt } from '../sessions/challenges.js';
 import type { Session } from '../sessions/schemas.js';
@@ -108,7 +108,7 @@ export async function disableTwoFactor(
     });
     await attempt.reset(key);
     await deps.bus.publish({ kind: 'user', id: user.id });
-    const updated = await userRepository.get(deps.db, user.id);
+    const updated = await userById(deps, user.id);
     return toUser(updated!);
   } finally {
     attempt.end();
@@ -129,7 +129,7 @@ export async function verifyTwoFactor(
   const key = twoFactorThrottleKey(challenge.userId);
   const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
   try {
-    const user = await userRepository.get(deps.db, challenge.userId);
+    const user = await userById(deps, challenge.userId);
     const state = user ? await deps.auth.accounts.get(user.id) : null;
     if (!user || !state?.active || !user.totp_enabled) throw invalidChallenge();
     const ok =

@@ -42,6 +42,16 @@ export async function signedInUserRow(deps: Pick<UserDeps, 'db'>, principal: Pri
   return row;
 }
 
+/** For sign-in: the user a login names (a username, or an e-mail address when it holds an @), in any tenant. */
+export function userByLogin(deps: Pick<UserDeps, 'db'>, login: string): Promise<UserRow | undefined> {
+  return userRepository.findByLogin(deps.db, login);
+}
+
+/** For sign-in paths that start from a token (refresh, verify-2fa): the user's row, in any tenant. */
+export function userById(deps: Pick<UserDeps, 'db'>, userId: string): Promise<UserRow | undefined> {
+  return userRepository.get(deps.db, userId);
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** A user to create: the create body, in a tenant, with its roles decided (none: a member). */
