@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     const port = (app.server.address() as { port: number }).port;
     const base = `http://127.0.0.1:${port}`;
 
-    const tenant = await createTenant(ctx.db, `bench-${randomBytes(3).toString('hex')}`);
+    const tenant = await createTenant(ctx, `bench-${randomBytes(3).toString('hex')}`);
     const { key } = await issueApiKey(ctx, tenant.id, { name: 'bench' }, null);
     const principal = { tenantId: tenant.id, kind: 'apiKey' as const, subject: 'bench', roles: [], scopes: [] };
     for (let i = 0; i < WORKSPACES; i++) await createWorkspace(ctx, principal, { name: `Workspace ${i}`, description: 'seeded by the benchmark' });

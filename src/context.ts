@@ -12,7 +12,9 @@ import { LastUsedRecorder } from './areas/auth/api-keys/last-used.js';
 import { AccessTokens } from './areas/auth/sessions/access-tokens.js';
 import { AccountStates } from './areas/auth/users/account-state.js';
 import { credentialResolver, type CredentialResolver } from './areas/auth/credentials.js';
+import type { TenantSettingsFields } from './areas/auth/tenants/schemas.js';
 import { createLlmServices, type LlmServices } from './areas/llm/services.js';
+import { tenantLlmSettings } from './areas/llm/settings/service.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -33,6 +35,8 @@ export interface AppContext {
   };
   /** Compute nodes, the model router, usage recording (src/areas/llm/services.ts). */
   llm: LlmServices;
+  /** What the tenant record carries of other areas: the llm area's settings (src/areas/llm/settings/). */
+  tenantSettings: TenantSettingsFields;
   close(): Promise<void>;
 }
 
@@ -63,6 +67,7 @@ export async function createContext(
       vector: migration.vector,
       auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
       llm,
+      tenantSettings: tenantLlmSettings,
       async close() {
         // Engines first (their in-flight work ends), then the usage they recorded is flushed, then the database goes.
         await llm.close();

@@ -51,7 +51,7 @@ try {
   const config = loadConfig(process.env);
   // handleSignals: SIGTERM stops the server cleanly, so a --cpu-prof profile is written.
   const server = await startServer(config, { handleSignals: true, print: () => {} });
-  const tenant = await createTenant(server.ctx.db, 'bench');
+  const tenant = await createTenant(server.ctx, 'bench');
   const { key } = await issueApiKey(server.ctx, tenant.id, { name: 'bench' }, null);
   announceReady({ url: server.url, key, tenantId: tenant.id } satisfies GatewayInfo, () => ({
     // Database queries so far: the cached key path and the batched usage log make none per request.

@@ -4,8 +4,8 @@
 import type { AppContext } from '../context.js';
 import { validation } from '../platform/errors.js';
 
-/** What a command may use: the database and the server's secrets and cache bus. */
-export type CommandDeps = Pick<AppContext, 'db' | 'secrets' | 'bus'>;
+/** What a command may use: the database, the server's secrets and cache bus, and what tenants carry of other areas. */
+export type CommandDeps = Pick<AppContext, 'db' | 'secrets' | 'bus' | 'tenantSettings'>;
 
 export interface OptionSpec {
   type: 'string' | 'boolean';

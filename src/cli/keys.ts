@@ -1,5 +1,6 @@
 // `gateway keys …`
-import { checkNewApiKey, issueApiKey, tenantApiKeys, type ApiKeyRecord, type NewApiKey } from '../areas/auth/api-keys/service.js';
+import { checkNewApiKey, issueApiKey, tenantApiKeys } from '../areas/auth/api-keys/service.js';
+import type { ApiKeyRecord, NewApiKey } from '../areas/auth/api-keys/schemas.js';
 import { fields, str, table, timestamp, type CommandArgs, type CommandSpec } from './command-spec.js';
 
 // The service names fields (`expiresAt`); commands.ts maps them onto options (`--expires-at`).
@@ -49,7 +50,7 @@ export const keyCommands: CommandSpec[] = [
     summary: "List a tenant's API keys, masked: a key is shown in full only when it is created.",
     options: { tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant whose keys to list (ten_…; see "tenants list").' } },
     async run(deps, args) {
-      return { data: await tenantApiKeys(deps.db, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/api-keys
+      return { data: await tenantApiKeys(deps, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/api-keys
     },
     describe(result) {
       const keys = result.data as ApiKeyRecord[];

@@ -1,9 +1,8 @@
 // `gateway tenants …`
-import { allTenants, createTenant, type Tenant } from '../areas/auth/tenants/service.js';
+import { TENANT_NAME_MAX_LENGTH as NAME_MAX, type Tenant } from '../areas/auth/tenants/schemas.js';
+import { allTenants, createTenant } from '../areas/auth/tenants/service.js';
 import { validation } from '../platform/errors.js';
 import { fields, str, table, timestamp, type CommandSpec } from './command-spec.js';
-
-const NAME_MAX = 200; // as POST /api/auth/tenants accepts
 
 export const tenantCommands: CommandSpec[] = [
   {
@@ -13,8 +12,8 @@ export const tenantCommands: CommandSpec[] = [
     check(args) {
       if (str(args, 'name')!.length > NAME_MAX) throw validation('--name', `must be at most ${NAME_MAX} characters`);
     },
-    async run({ db }, args) {
-      return { ...(await createTenant(db, str(args, 'name')!)) };
+    async run(deps, args) {
+      return { ...(await createTenant(deps, str(args, 'name')!)) };
     },
     describe(tenant) {
       return [
@@ -27,8 +26,8 @@ export const tenantCommands: CommandSpec[] = [
     name: 'tenants list',
     summary: 'List the tenants with their ids (ten_…), oldest first.',
     options: {},
-    async run({ db }) {
-      return { data: await allTenants(db) }; // the shape of GET /api/auth/tenants
+    async run(deps) {
+      return { data: await allTenants(deps) }; // the shape of GET /api/auth/tenants
     },
     describe(result) {
       const tenants = result.data as Tenant[];

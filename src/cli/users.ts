@@ -1,10 +1,11 @@
 // `gateway users …`
-import { checkNewUser, createUser, tenantUsers, type NewUser, type User } from '../areas/auth/users/service.js';
-import type { Role } from '../platform/identity.js';
+import { checkNewUser, createUser, tenantUsers, type NewUser } from '../areas/auth/users/service.js';
+import type { User } from '../areas/auth/users/schemas.js';
+import type { RoleName } from '../platform/identity.js';
 import { fields, str, table, timestamp, type CommandArgs, type CommandSpec } from './command-spec.js';
 
 function newUser(args: CommandArgs): NewUser {
-  const roles: Role[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
+  const roles: RoleName[] = args['platform-admin'] ? ['platform_admin', 'admin'] : args.admin ? ['admin'] : ['member'];
   const email = str(args, 'email');
   return {
     tenantId: str(args, 'tenant')!,
@@ -30,8 +31,8 @@ export const userCommands: CommandSpec[] = [
     check(args) {
       checkNewUser(newUser(args));
     },
-    async run({ db }, args) {
-      return { ...(await createUser(db, newUser(args))) };
+    async run(deps, args) {
+      return { ...(await createUser(deps, newUser(args))) };
     },
     describe(user) {
       return [
@@ -44,8 +45,8 @@ export const userCommands: CommandSpec[] = [
     name: 'users list',
     summary: "List a tenant's users with their ids (usr_…) and roles; never a password hash.",
     options: { tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant whose users to list (ten_…; see "tenants list").' } },
-    async run({ db }, args) {
-      return { data: await tenantUsers(db, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/users
+    async run(deps, args) {
+      return { data: await tenantUsers(deps, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/users
     },
     describe(result) {
       const users = result.data as User[];

@@ -18,6 +18,7 @@ import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
 import { guardArea } from '../areas/guard.js';
 import { sessionRoutes } from '../areas/auth/sessions/routes.js';
+import { endSessions } from '../areas/auth/sessions/service.js';
 import { twoFactorRoutes } from '../areas/auth/two-factor/routes.js';
 import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
@@ -164,11 +165,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(edgeRoutes, { deps: ctx });
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
-    await areas.register(sessionRoutes, { prefix: '/api/auth', ctx });
-    await areas.register(twoFactorRoutes, { prefix: '/api/auth', ctx });
-    await areas.register(tenantRoutes, { prefix: '/api/auth', ctx });
-    await areas.register(userRoutes, { prefix: '/api/auth', ctx });
-    await areas.register(apiKeyRoutes, { prefix: '/api/auth', ctx });
+    await areas.register(sessionRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(twoFactorRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(tenantRoutes, { prefix: '/api/auth', deps: ctx });
+    // Changing a user may end their sessions: users get that from sessions through here.
+    await areas.register(userRoutes, { prefix: '/api/auth', deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) } });
+    await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });

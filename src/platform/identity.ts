@@ -1,15 +1,16 @@
 // Who is calling, as the services see it: resolved at the edge from an API key or
 // an access token, carried to the services inside the internal token.
 
-export type Role = 'member' | 'admin' | 'platform_admin';
-export const ROLES: readonly Role[] = ['member', 'admin', 'platform_admin'];
+// The one list of roles: the type, the users' TypeBox schema and the checks are built from it.
+export const ROLES = ['member', 'admin', 'platform_admin'] as const;
+export type RoleName = (typeof ROLES)[number];
 
 export interface Principal {
   tenantId: string;
   kind: 'user' | 'apiKey';
   /** usr_… for people, key_… for API keys. */
   subject: string;
-  roles: Role[];
+  roles: RoleName[];
   scopes: string[];
   customerId?: string;
 }

@@ -69,7 +69,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let boot: BootstrapResult;
   let url: string;
   try {
-    boot = await bootstrap(ctx.db, config.bootstrap);
+    boot = await bootstrap(ctx, config.bootstrap);
     app = await buildApp(ctx, { ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}), ...(options.logStream ? { logStream: options.logStream } : {}) });
     await listen(app, config);
     url = publicUrl(app, config, tls !== undefined);

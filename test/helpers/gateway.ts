@@ -11,7 +11,7 @@ import { createContext, type AppContext } from '../../src/context.js';
 import { buildApp } from '../../src/gateway/app.js';
 import { createTenant } from '../../src/areas/auth/tenants/service.js';
 import { createUser } from '../../src/areas/auth/users/service.js';
-import type { Role } from '../../src/platform/identity.js';
+import type { RoleName } from '../../src/platform/identity.js';
 import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
 import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, adminUrl } from './paths.js';
 
@@ -135,18 +135,18 @@ export interface SeededTenant {
 
 let seq = 0;
 /** A tenant with one admin user, created through the same services the CLI uses. */
-export async function seedTenant(gw: TestGateway, label = 'acme', roles: Role[] = ['admin']): Promise<SeededTenant> {
+export async function seedTenant(gw: TestGateway, label = 'acme', roles: RoleName[] = ['admin']): Promise<SeededTenant> {
   const suffix = `${label}${++seq}${randomBytes(2).toString('hex')}`;
-  const tenant = await createTenant(gw.ctx.db, `Tenant ${suffix}`);
+  const tenant = await createTenant(gw.ctx, `Tenant ${suffix}`);
   const password = `pw-${randomBytes(9).toString('base64url')}`;
-  const user = await createUser(gw.ctx.db, { tenantId: tenant.id, username: `admin-${suffix}`, password, roles });
+  const user = await createUser(gw.ctx, { tenantId: tenant.id, username: `admin-${suffix}`, password, roles });
   return { tenantId: tenant.id, admin: { id: user.id, username: user.username, password } };
 }
 
-export async function seedUser(gw: TestGateway, tenantId: string, roles: Role[] = ['member'], email?: string) {
+export async function seedUser(gw: TestGateway, tenantId: string, roles: RoleName[] = ['member'], email?: string) {
   const username = `user-${++seq}${randomBytes(2).toString('hex')}`;
   const password = `pw-${randomBytes(9).toString('base64url')}`;
-  const user = await createUser(gw.ctx.db, { tenantId, username, password, roles, ...(email ? { email } : {}) });
+  const user = await createUser(gw.ctx, { tenantId, username, password, roles, ...(email ? { email } : {}) });
   return { id: user.id, username, password };
 }
 

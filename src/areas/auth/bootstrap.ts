@@ -6,8 +6,10 @@ import type { Config } from '../../platform/config.js';
 import { ConfigError } from '../../platform/config.js';
 import type { Database } from '../../platform/db/database.js';
 import { AppError } from '../../platform/errors.js';
-import { createTenant, type Tenant } from './tenants/service.js';
-import { createUser, type User } from './users/service.js';
+import type { Tenant } from './tenants/schemas.js';
+import { createTenant, type TenantDeps } from './tenants/service.js';
+import { createUser } from './users/service.js';
+import type { User } from './users/schemas.js';
 
 export type BootstrapResult =
   /** The database was empty and the variables created the first tenant and admin. */
@@ -34,9 +36,15 @@ const FIELD_VARIABLE: Record<string, string> = {
 // One starter at a time: replicas sharing a PostgreSQL database may start together.
 const LOCK_ID = 7_242_002;
 
-export async function bootstrap(db: Database, settings: Config['bootstrap']): Promise<BootstrapResult> {
+/** The first tenant is created with its settings' defaults, which are another area's (TenantDeps). */
+export interface BootstrapDeps {
+  db: Database;
+  tenantSettings: TenantDeps['tenantSettings'];
+}
+
+export async function bootstrap(deps: BootstrapDeps, settings: Config['bootstrap']): Promise<BootstrapResult> {
   const given = (Object.keys(VARIABLES) as (keyof typeof VARIABLES)[]).filter((k) => settings[k] !== undefined);
-  return db.tx(async (q) => {
+  return deps.db.tx(async (q) => {
     await q.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     const [{ n }] = (await q.query<{ n: number }>('SELECT count(*)::int AS n FROM tenants')) as [{ n: number }];
     if (n > 0) return { outcome: 'existing', tenants: n, ignoredVariables: given.map((k) => VARIABLES[k]) };
@@ -49,8 +57,8 @@ export async function bootstrap(db: Database, settings: Config['bootstrap']): Pr
       throw new ConfigError(VARIABLES[missing], `is required to create the first tenant (${set} ${given.length === 1 ? 'is' : 'are'} set)`);
     }
     try {
-      const tenant = await createTenant(q, settings.tenant!);
-      const admin = await createUser(q, {
+      const tenant = await createTenant({ db: q, tenantSettings: deps.tenantSettings }, settings.tenant!);
+      const admin = await createUser({ db: q }, {
         tenantId: tenant.id,
         username: settings.adminUsername!,
         password: settings.adminPassword!,

@@ -13,6 +13,7 @@ import { OpenCalls } from './calls/open-calls.js';
 import { NodeRegistry, type LlmLog } from './router/registry.js';
 import { Router } from './router/router.js';
 import { TenantSettingsCache } from './router/tenant-settings.js';
+import { loadLlmSettings } from './settings/service.js';
 import type { NodeDefinition } from './router/node-runtime.js';
 import type { ModelRouter } from './router/types.js';
 import { computeNodeRepository } from './nodes/repository.js';
@@ -107,7 +108,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     cooldownMs: llm.cooldownSeconds * 1000,
     log,
   });
-  const tenants = new TenantSettingsCache(db, bus);
+  const tenants = new TenantSettingsCache((tenantId) => loadLlmSettings({ db }, tenantId), bus);
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
   const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', error.message));
 

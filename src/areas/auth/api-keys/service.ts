@@ -2,36 +2,22 @@
 // outside the client), list, get, revoke, activate, delete. Every change that
 // affects whether a key works is published on the invalidation bus, so the
 // validator's cache drops the key before the response is sent.
-import type { Database, Queryable } from '../../../platform/db/database.js';
+import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../../platform/secrets.js';
 import { notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { requireTenantAdmin } from '../../../platform/authorization.js';
-import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { generateApiKey, maskApiKey } from './key-format.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
+import { API_KEY_LIMITS, type ApiKeyRecord, type CreatedApiKey, type NewApiKey } from './schemas.js';
 
 export interface ApiKeyDeps {
   db: Database;
   bus: InvalidationBus;
-  secrets: Secrets;
-}
-
-/** The record of spec 2.2, without the plaintext. */
-export interface ApiKeyRecord {
-  id: string;
-  name: string;
-  maskedKey: string;
-  status: ApiKeyRow['status'];
-  /** A JSON-encoded array, as the spec requires: clients parse it. */
-  scopes: string;
-  createdAt: string;
-  expiresAt?: string;
-  customerId?: string;
-  lastUsedAt: string | null;
+  secrets: Pick<Secrets, 'hash'>;
 }
 
 export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
@@ -46,25 +32,6 @@ export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   lastUsedAt: row.last_used_at?.toISOString() ?? null,
 });
 
-export type CreatedApiKey = ApiKeyRecord & { key: string };
-
-export interface NewApiKey {
-  name: string;
-  scopes?: string[];
-  expiresAt?: string;
-  customerId?: string;
-}
-
-// The one set of rules for a new key: the route's schema is built from these, and
-// every path that creates a key (route, CLI, control socket) runs checkNewApiKey.
-// Scopes are labels such as `llm:read`; they are stored and forwarded, not enforced (spec 5.3).
-export const API_KEY_LIMITS = {
-  nameMaxLength: 200,
-  customerIdMaxLength: 200,
-  maxScopes: 50,
-  scopeMaxLength: 100,
-  scopePattern: '^[A-Za-z0-9][A-Za-z0-9:._*/-]*$',
-} as const;
 const SCOPE = new RegExp(API_KEY_LIMITS.scopePattern);
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 const blank = (value: string) => value.trim() === '';
@@ -106,7 +73,7 @@ export async function issueApiKey(
   now = Date.now(),
 ): Promise<CreatedApiKey> {
   const expiresAt = checkNewApiKey(input, now);
-  if (!isId('tenant', tenantId) || !(await tenantRepository.get(deps.db, tenantId))) throw notFound('Tenant');
+  await existingTenant(deps, tenantId);
   const key = generateApiKey();
   const row = await apiKeyRepository.insert(deps.db, {
     id: newId('apiKey'),
@@ -124,20 +91,20 @@ export async function issueApiKey(
   return { id, name, key, ...rest };
 }
 
-export async function listApiKeys(db: Database, principal: Principal, tenantId: string): Promise<ApiKeyRecord[]> {
+export async function listApiKeys(deps: Pick<ApiKeyDeps, 'db'>, principal: Principal, tenantId: string): Promise<ApiKeyRecord[]> {
   requireTenantAdmin(principal, tenantId);
-  return tenantApiKeys(db, tenantId);
+  return tenantApiKeys(deps, tenantId);
 }
 
 /** A tenant's keys (masked, never a hash) with no authorization check: for callers trusted already (listApiKeys, the operator's CLI). 404 for an unknown tenant. */
-export async function tenantApiKeys(q: Queryable, tenantId: string): Promise<ApiKeyRecord[]> {
-  await existingTenant(q, tenantId);
-  return (await apiKeyRepository.list(q, tenantId)).map(toApiKey);
+export async function tenantApiKeys(deps: Pick<ApiKeyDeps, 'db'>, tenantId: string): Promise<ApiKeyRecord[]> {
+  await existingTenant(deps, tenantId);
+  return (await apiKeyRepository.list(deps.db, tenantId)).map(toApiKey);
 }
 
-export async function getApiKey(db: Database, principal: Principal, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
-  await administeredTenant(db, principal, tenantId);
-  const row = isId('apiKey', keyId) ? await apiKeyRepository.get(db, tenantId, keyId) : undefined;
+export async function getApiKey(deps: Pick<ApiKeyDeps, 'db'>, principal: Principal, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
+  await administeredTenant(deps, principal, tenantId);
+  const row = isId('apiKey', keyId) ? await apiKeyRepository.get(deps.db, tenantId, keyId) : undefined;
   if (!row) throw notFound('API key');
   return toApiKey(row);
 }
@@ -150,7 +117,7 @@ export async function setApiKeyStatus(
   keyId: string,
   status: ApiKeyRow['status'],
 ): Promise<ApiKeyRecord> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const row = isId('apiKey', keyId) ? await apiKeyRepository.setStatus(deps.db, tenantId, keyId, status) : undefined;
   if (!row) throw notFound('API key');
   await deps.bus.publish({ kind: 'apiKey', id: keyId });
@@ -158,7 +125,7 @@ export async function setApiKeyStatus(
 }
 
 export async function deleteApiKey(deps: ApiKeyDeps, principal: Principal, tenantId: string, keyId: string): Promise<void> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const deleted = isId('apiKey', keyId) && (await apiKeyRepository.delete(deps.db, tenantId, keyId));
   if (!deleted) throw notFound('API key');
   await deps.bus.publish({ kind: 'apiKey', id: keyId });

@@ -1,5 +1,7 @@
-// SQL for refresh tokens. Tokens are stored only as keyed hashes; a family is
-// the chain of tokens descending from one login, revoked together.
+// SQL for refresh tokens and the login challenges of two-factor users. Both are
+// stored only as keyed hashes. A family is the chain of refresh tokens descending
+// from one login, revoked together. Every "use once" rule of a challenge is a
+// single conditional UPDATE, so two requests racing with it cannot both win.
 import type { Queryable } from '../../../platform/db/database.js';
 
 export interface RefreshTokenRow {
@@ -11,6 +13,15 @@ export interface RefreshTokenRow {
   expires_at: Date;
   rotated_at: Date | null;
   revoked_at: Date | null;
+}
+
+export interface ChallengeRow {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  expires_at: Date;
+  attempts: number;
+  consumed_at: Date | null;
 }
 
 export const refreshTokenRepository = {
@@ -58,5 +69,48 @@ export const refreshTokenRepository = {
   /** Ends every session of a user (password reset, disable). */
   async revokeAllForUser(q: Queryable, userId: string) {
     await q.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+  },
+};
+
+export const challengeRepository = {
+  async insert(q: Queryable, row: Pick<ChallengeRow, 'id' | 'user_id' | 'token_hash' | 'expires_at'>) {
+    await q.query('INSERT INTO two_factor_challenges (id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)', [
+      row.id,
+      row.user_id,
+      row.token_hash,
+      row.expires_at,
+    ]);
+  },
+
+  /**
+   * Counts one attempt against a live challenge and returns it; nothing once the
+   * challenge is consumed, expired, or has used up its attempts.
+   */
+  async spendAttempt(q: Queryable, tokenHash: string, maxAttempts: number) {
+    const [row] = await q.query<ChallengeRow>(
+      `UPDATE two_factor_challenges SET attempts = attempts + 1
+        WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now() AND attempts < $2
+        RETURNING *`,
+      [tokenHash, maxAttempts],
+    );
+    return row;
+  },
+
+  async consume(q: Queryable, id: string) {
+    const rows = await q.query(
+      'UPDATE two_factor_challenges SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id',
+      [id],
+    );
+    return rows.length > 0;
+  },
+
+  /** Every challenge of the user still open stops working (two-factor turned off). */
+  async consumeAllForUser(q: Queryable, userId: string) {
+    await q.query('UPDATE two_factor_challenges SET consumed_at = now() WHERE user_id = $1 AND consumed_at IS NULL', [userId]);
+  },
+
+  /** Challenges are short-lived; old ones are dropped when new ones are made. */
+  async deleteStale(q: Queryable, userId: string) {
+    await q.query(`DELETE FROM two_factor_challenges WHERE user_id = $1 AND expires_at < now() - interval '1 day'`, [userId]);
   },
 };

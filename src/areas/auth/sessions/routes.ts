@@ -1,33 +1,18 @@
 // /api/auth/login, /refresh, /logout and /me. Login, refresh and logout are
 // public at the edge: they carry their own credential (password or refresh token).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { AppContext } from '../../../context.js';
 import { decoyHash } from '../../../platform/passwords.js';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { clearRefreshCookie, presentedRefreshToken, setRefreshCookie } from './cookie.js';
-import { LoginResponse, SessionResponse, UserSchema } from './schemas.js';
+import type { SessionDeps } from './deps.js';
+import { LoginBody, LoginResponse, RefreshBody, SessionResponse, UserSchema } from './schemas.js';
 import { currentUser, login, logout, refresh } from './service.js';
 import { Throttle } from './throttle.js';
 
-// Spec 2.3: a field named `email` fails validation (the e-mail goes in `username`).
-// Checked first, so that it is the error reported even when `username` is missing too
-// (validation stops at the first error).
-const LoginBody = Type.Intersect([
-  Type.Object({ email: Type.Optional(Type.Never()) }),
-  Type.Object({
-    // A username or an e-mail address (spec 2.3).
-    username: Type.String({ minLength: 1, maxLength: 320 }),
-    password: Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' }),
-  }),
-]);
-
-// Refresh and logout accept an empty body: the cookie then carries the token.
-const RefreshBody = Type.Object({ refreshToken: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })) });
-
-export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = async (app, { ctx }) => {
-  const ttlDays = ctx.config.auth.refreshTokenTtlDays;
-  const throttle = new Throttle(ctx.failures, 'Too many failed sign-in attempts; try again later.');
+export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = async (app, { deps }) => {
+  const ttlDays = deps.config.auth.refreshTokenTtlDays;
+  const throttle = new Throttle(deps.failures, 'Too many failed sign-in attempts; try again later.');
   // Computed now, so the first unknown-user login does not take twice as long as a wrong password.
   decoyHash().catch((error: Error) => app.log.error({ err: error }, 'could not prepare the decoy password hash'));
 
@@ -40,7 +25,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/login',
     { config: { auth: 'public' }, schema: { body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 429) } } },
     async (request, reply) => {
-      const result = await login(ctx, throttle, request.body, request.ip);
+      const result = await login(deps, throttle, request.body, request.ip);
       if ('token' in result) setRefreshCookie(reply, result.refreshToken, ttlDays);
       return result;
     },
@@ -50,7 +35,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/refresh',
     { config: { auth: 'public' }, schema: { body: RefreshBody, response: { 200: SessionResponse, ...problems(400, 401) } } },
     async (request, reply) => {
-      const session = await refresh(ctx, presentedRefreshToken(request, request.body.refreshToken), request.log);
+      const session = await refresh(deps, presentedRefreshToken(request, request.body.refreshToken), request.log);
       setRefreshCookie(reply, session.refreshToken, ttlDays);
       return session;
     },
@@ -62,13 +47,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ ctx: AppContext }> = asy
     '/logout',
     { config: { auth: 'public' }, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400) } } },
     async (request, reply) => {
-      await logout(ctx, presentedRefreshToken(request, request.body.refreshToken));
+      await logout(deps, presentedRefreshToken(request, request.body.refreshToken));
       clearRefreshCookie(reply);
       return reply.code(204).send(null);
     },
   );
 
   app.get('/me', { schema: { response: { 200: UserSchema, ...problems(401, 403, 404) } } }, async (request) =>
-    currentUser(ctx, principalOf(request)),
+    currentUser(deps, principalOf(request)),
   );
 };

@@ -1,13 +1,45 @@
-// Response shapes of sign-in: the user object (spec 2.4) and the session that
-// login, refresh and verify-2fa all answer with.
-import { Type } from '@fastify/type-provider-typebox';
+// Sign-in on the wire: the login and refresh bodies, the session that login,
+// refresh and verify-2fa all answer with (spec 2.4), and the two-factor branch of
+// login. TypeBox schemas; the TypeScript types are derived from them.
+import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Timestamp } from '../../schemas.js';
-import { UserRecord } from '../users/routes.js';
+import { UserRecord } from '../users/schemas.js';
 
 // One user object everywhere: login, refresh, verify-2fa, /me and user management.
 export const UserSchema = UserRecord;
 
-/** Login's answer: either a session, or (two-factor users) a challenge and no token. */
+// Spec 2.3: a field named `email` fails validation (the e-mail goes in `username`).
+// Checked first, so that it is the error reported even when `username` is missing too
+// (validation stops at the first error).
+export const LoginBody = Type.Intersect([
+  Type.Object({ email: Type.Optional(Type.Never()) }),
+  Type.Object({
+    // A username or an e-mail address (spec 2.3).
+    username: Type.String({ minLength: 1, maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' }),
+  }),
+]);
+
+// Refresh and logout accept an empty body: the cookie then carries the token.
+export const RefreshBody = Type.Object({ refreshToken: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })) });
+
+export const SessionResponse = Type.Object({
+  token: Type.String(),
+  refreshToken: Type.String(),
+  expiresAt: Timestamp,
+  user: UserSchema,
+});
+export type Session = Static<typeof SessionResponse>;
+
+/** Login of a two-factor user: a challenge for verify-2fa, and no token yet. */
+export const TwoFactorRequired = Type.Object({
+  requiresTwoFactor: Type.Literal(true),
+  userId: Type.String(),
+  twoFactorToken: Type.String(),
+});
+export type TwoFactorRequired = Static<typeof TwoFactorRequired>;
+
+/** Login's answer: either a session, or (two-factor users) a challenge and no token. One object with every field optional, for the serializer. */
 export const LoginResponse = Type.Object({
   token: Type.Optional(Type.String()),
   refreshToken: Type.Optional(Type.String()),
@@ -16,11 +48,4 @@ export const LoginResponse = Type.Object({
   requiresTwoFactor: Type.Optional(Type.Boolean()),
   userId: Type.Optional(Type.String()),
   twoFactorToken: Type.Optional(Type.String()),
-});
-
-export const SessionResponse = Type.Object({
-  token: Type.String(),
-  refreshToken: Type.String(),
-  expiresAt: Timestamp,
-  user: UserSchema,
 });

@@ -13,31 +13,18 @@
 //   extends; a revoked family (logout, reuse) is never revived by it.
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppContext } from '../../../context.js';
 import { AppError } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { decoyHash, verifyPassword } from '../../../platform/passwords.js';
-import { userRepository, type UserRow } from '../users/repository.js';
-import { signedInUserRow, toUser, type User } from '../users/service.js';
-import { createChallenge } from '../two-factor/challenges.js';
+import type { UserRow } from '../users/repository.js';
+import { signedInUserRow, toUser, userById, userByLogin } from '../users/service.js';
+import type { User } from '../users/schemas.js';
+import { createChallenge } from './challenges.js';
+import type { SessionDeps } from './deps.js';
 import { refreshTokenRepository } from './repository.js';
+import type { Session, TwoFactorRequired } from './schemas.js';
 import type { Throttle } from './throttle.js';
-
-export type SessionDeps = Pick<AppContext, 'db' | 'secrets' | 'config' | 'auth'>;
-
-export interface Session {
-  token: string;
-  refreshToken: string;
-  expiresAt: string;
-  user: User;
-}
-
-export interface TwoFactorRequired {
-  requiresTwoFactor: true;
-  userId: string;
-  twoFactorToken: string;
-}
 
 // One wording for unknown user, wrong password, disabled user and disabled tenant.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'The username or password is incorrect.');
@@ -50,7 +37,7 @@ export const loginThrottleKeys = {
 };
 
 export async function login(
-  deps: SessionDeps,
+  deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>,
   throttle: Throttle,
   input: { username: string; password: string },
   address: string,
@@ -62,7 +49,7 @@ export async function login(
     { key: loginThrottleKeys.address(address), max: auth.loginMaxFailuresPerAddress },
   ]);
   try {
-    const row = await userRepository.findByLogin(deps.db, input.username);
+    const row = await userByLogin(deps, input.username);
     // Unknown users are checked against a decoy hash so both cases take as long.
     const passwordOk = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash()));
     const active = row && passwordOk ? (await deps.auth.accounts.get(row.id))?.active === true : false;
@@ -81,7 +68,7 @@ export async function login(
 }
 
 /** A signed-in session for `user` (after login, or after verify-2fa): a new token family. */
-export async function startSession(deps: SessionDeps, user: UserRow): Promise<Session> {
+export async function startSession(deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>, user: UserRow): Promise<Session> {
   const refreshToken = newOpaqueToken();
   await refreshTokenRepository.deleteExpired(deps.db, user.id);
   await refreshTokenRepository.insert(deps.db, {
@@ -94,7 +81,7 @@ export async function startSession(deps: SessionDeps, user: UserRow): Promise<Se
   return { ...(await accessToken(deps, user)), refreshToken, user: toUser(user) };
 }
 
-export async function refresh(deps: SessionDeps, presented: string | undefined, log: FastifyBaseLogger): Promise<Session> {
+export async function refresh(deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>, presented: string | undefined, log: FastifyBaseLogger): Promise<Session> {
   if (!presented) throw invalidRefreshToken();
   const tokenHash = deps.secrets.hash('refresh-token', presented);
   const known = await refreshTokenRepository.findByHash(deps.db, tokenHash);
@@ -123,7 +110,7 @@ export async function refresh(deps: SessionDeps, presented: string | undefined, 
     throw invalidRefreshToken();
   }
 
-  const user = await userRepository.get(deps.db, rotated.user_id);
+  const user = await userById(deps, rotated.user_id);
   const state = user ? await deps.auth.accounts.get(user.id) : null;
   if (!user || !state?.active) {
     await refreshTokenRepository.revokeFamily(deps.db, rotated.family_id);
@@ -133,25 +120,34 @@ export async function refresh(deps: SessionDeps, presented: string | undefined, 
 }
 
 /** Ends the session the refresh token belongs to (its whole family). Unknown tokens are ignored. */
-export async function logout(deps: SessionDeps, presented: string | undefined): Promise<void> {
+export async function logout(deps: Pick<SessionDeps, 'db' | 'secrets'>, presented: string | undefined): Promise<void> {
   if (!presented) return;
   const known = await refreshTokenRepository.findByHash(deps.db, deps.secrets.hash('refresh-token', presented));
   if (known) await refreshTokenRepository.revokeFamily(deps.db, known.family_id);
 }
 
-export async function currentUser(deps: Pick<AppContext, 'db'>, principal: Principal): Promise<User> {
-  return toUser(await signedInUserRow(deps.db, principal));
+export async function currentUser(deps: Pick<SessionDeps, 'db'>, principal: Principal): Promise<User> {
+  return toUser(await signedInUserRow(deps, principal));
+}
+
+/**
+ * Ends every session of a user: each refresh token stops working (a new password,
+ * a disabled account). Access tokens already issued run out on their own; the
+ * account state they are checked against changes at once.
+ */
+export async function endSessions(deps: Pick<SessionDeps, 'db'>, userId: string): Promise<void> {
+  await refreshTokenRepository.revokeAllForUser(deps.db, userId);
 }
 
 function newOpaqueToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-function refreshExpiry(deps: SessionDeps): Date {
+function refreshExpiry(deps: Pick<SessionDeps, 'config'>): Date {
   return new Date(Date.now() + deps.config.auth.refreshTokenTtlDays * 86_400_000);
 }
 
-async function accessToken(deps: SessionDeps, user: UserRow) {
+async function accessToken(deps: Pick<SessionDeps, 'auth'>, user: UserRow) {
   const { token, expiresAt } = await deps.auth.accessTokens.issue(user.id, user.tenant_id);
   return { token, expiresAt: expiresAt.toISOString() };
 }

@@ -35,11 +35,6 @@ export const tenantRepository = {
     return row;
   },
 
-  async settings(q: Queryable, id: string) {
-    const [row] = await q.query<Pick<TenantRow, 'settings'>>('SELECT settings FROM tenants WHERE id = $1', [id]);
-    return row?.settings;
-  },
-
   async count(q: Queryable) {
     const [row] = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM tenants');
     return row!.n;

@@ -1,4 +1,7 @@
-import type { Database, Queryable } from '../../../platform/db/database.js';
+// Tenants: creating them (platform admins, the CLI, the first start), reading and
+// changing them, and the "tenant an administrator may act on" check that users and
+// API keys start from.
+import type { Queryable } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError, notFound } from '../../../platform/errors.js';
@@ -6,37 +9,30 @@ import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
 import { requirePlatformAdmin, requireTenantAdmin } from '../../../platform/authorization.js';
 import { tenantRepository, type TenantRow } from './repository.js';
-import { llmSettingsFrom, mergeLlmSettings, type LlmSettingsPatch, type TenantLlmSettings } from './settings.js';
-
-export interface Tenant {
-  id: string;
-  name: string;
-  status: TenantRow['status'];
-  /** The tenant's llm settings (what `model: "auto"` means, which models it may use, stream compatibility). */
-  settings: TenantLlmSettings;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { Tenant, TenantPatch, TenantSettingsFields } from './schemas.js';
 
 export interface TenantDeps {
-  db: Database;
+  /** A transaction will do: the first start creates its tenant inside one. */
+  db: Queryable;
   bus: InvalidationBus;
+  /** The settings another area keeps on the tenant record; the composition root says whose (src/context.ts). */
+  tenantSettings: TenantSettingsFields;
 }
 
-export const toTenant = (row: TenantRow): Tenant => ({
+export const toTenant = (deps: Pick<TenantDeps, 'tenantSettings'>, row: TenantRow): Tenant => ({
   id: row.id,
   name: row.name,
   status: row.status,
-  settings: llmSettingsFrom(row.settings),
+  settings: deps.tenantSettings.read(row.settings),
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
 
 const duplicateName = (name: string) => new AppError('CONFLICT', `A tenant named "${name}" already exists.`);
 
-export async function createTenant(q: Queryable, name: string): Promise<Tenant> {
+export async function createTenant(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>, name: string): Promise<Tenant> {
   try {
-    return toTenant(await tenantRepository.insert(q, newId('tenant'), name.trim()));
+    return toTenant(deps, await tenantRepository.insert(deps.db, newId('tenant'), name.trim()));
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName(name.trim());
     throw error;
@@ -48,40 +44,35 @@ export async function createTenant(q: Queryable, name: string): Promise<Tenant> 
  * tenant's users and keys use this first, so a platform admin naming a tenant
  * that does not exist gets 404 rather than an empty list.
  */
-export async function administeredTenant(q: Queryable, principal: Principal, tenantId: string): Promise<TenantRow> {
+export async function administeredTenant(deps: Pick<TenantDeps, 'db'>, principal: Principal, tenantId: string): Promise<TenantRow> {
   requireTenantAdmin(principal, tenantId);
-  return existingTenant(q, tenantId);
+  return existingTenant(deps, tenantId);
 }
 
 /** The tenant's row, or 404: also for a string that is not a tenant id at all. */
-export async function existingTenant(q: Queryable, tenantId: string): Promise<TenantRow> {
-  const row = isId('tenant', tenantId) ? await tenantRepository.get(q, tenantId) : undefined;
+export async function existingTenant(deps: Pick<TenantDeps, 'db'>, tenantId: string): Promise<TenantRow> {
+  const row = isId('tenant', tenantId) ? await tenantRepository.get(deps.db, tenantId) : undefined;
   if (!row) throw notFound('Tenant');
   return row;
 }
 
 /** Every tenant, with no authorization check: for callers trusted already (listTenants, the operator's CLI). */
-export async function allTenants(q: Queryable): Promise<Tenant[]> {
-  return (await tenantRepository.list(q)).map(toTenant);
+export async function allTenants(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>): Promise<Tenant[]> {
+  return (await tenantRepository.list(deps.db)).map((row) => toTenant(deps, row));
 }
 
-export async function listTenants(q: Queryable, principal: Principal): Promise<Tenant[]> {
+export async function listTenants(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>, principal: Principal): Promise<Tenant[]> {
   requirePlatformAdmin(principal);
-  return allTenants(q);
+  return allTenants(deps);
 }
 
-export async function createTenantAs(q: Queryable, principal: Principal, name: string): Promise<Tenant> {
+export async function createTenantAs(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>, principal: Principal, name: string): Promise<Tenant> {
   requirePlatformAdmin(principal);
-  return createTenant(q, name);
+  return createTenant(deps, name);
 }
 
-export async function getTenant(q: Queryable, principal: Principal, tenantId: string): Promise<Tenant> {
-  return toTenant(await administeredTenant(q, principal, tenantId));
-}
-
-export interface TenantPatch extends LlmSettingsPatch {
-  name?: string;
-  status?: TenantRow['status'];
+export async function getTenant(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>, principal: Principal, tenantId: string): Promise<Tenant> {
+  return toTenant(deps, await administeredTenant(deps, principal, tenantId));
 }
 
 /**
@@ -91,7 +82,7 @@ export interface TenantPatch extends LlmSettingsPatch {
  * administrator who can sign in to undo it.
  */
 export async function updateTenant(deps: TenantDeps, principal: Principal, tenantId: string, patch: TenantPatch): Promise<Tenant> {
-  const current = await administeredTenant(deps.db, principal, tenantId);
+  const current = await administeredTenant(deps, principal, tenantId);
   if (patch.status !== undefined) {
     if (!isPlatformAdmin(principal)) throw new AppError('FORBIDDEN', 'Only a platform admin may change a tenant\'s status.');
     if (patch.status === 'disabled' && principal.tenantId === tenantId) {
@@ -99,9 +90,9 @@ export async function updateTenant(deps: TenantDeps, principal: Principal, tenan
     }
   }
   const name = patch.name?.trim();
-  const settingsChanged = patch.defaultModel !== undefined || patch.allowedModels !== undefined || patch.streamMetadataChoices !== undefined;
-  const settings = settingsChanged ? mergeLlmSettings(llmSettingsFrom(current.settings), patch) : undefined;
-  if (name === undefined && patch.status === undefined && !settings) return toTenant(current);
+  const settingsPatch = settingsFieldsOf(deps.tenantSettings, patch);
+  const settings = settingsPatch ? deps.tenantSettings.merge(deps.tenantSettings.read(current.settings), settingsPatch) : undefined;
+  if (name === undefined && patch.status === undefined && !settings) return toTenant(deps, current);
   let row: TenantRow | undefined;
   try {
     row = await tenantRepository.update(deps.db, tenantId, {
@@ -118,5 +109,11 @@ export async function updateTenant(deps: TenantDeps, principal: Principal, tenan
   // and (through the bus) on every replica; re-enabling restores them the same way.
   // The llm router's cached settings for the tenant drop on the same event.
   if ((patch.status !== undefined && patch.status !== current.status) || settings) await deps.bus.publish({ kind: 'tenant', id: tenantId });
-  return toTenant(row);
+  return toTenant(deps, row);
+}
+
+/** The settings fields the PATCH sent (null counts: it clears a setting); undefined when it sent none. */
+function settingsFieldsOf(fields: TenantSettingsFields, patch: TenantPatch): Record<string, unknown> | undefined {
+  const sent = Object.keys(fields.patch.properties).filter((field) => patch[field] !== undefined);
+  return sent.length > 0 ? Object.fromEntries(sent.map((field) => [field, patch[field]])) : undefined;
 }

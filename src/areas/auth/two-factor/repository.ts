@@ -1,16 +1,7 @@
-// SQL for two-factor: the users' TOTP columns, login challenges and recovery
-// codes. Every "use once" rule is a single conditional UPDATE, so two requests
-// racing with the same code or challenge cannot both win.
+// SQL for two-factor: the users' TOTP columns and recovery codes (login challenges
+// are the sessions feature's). Every "use once" rule is a single conditional
+// UPDATE, so two requests racing with the same code cannot both win.
 import type { Queryable } from '../../../platform/db/database.js';
-
-export interface ChallengeRow {
-  id: string;
-  user_id: string;
-  token_hash: string;
-  expires_at: Date;
-  attempts: number;
-  consumed_at: Date | null;
-}
 
 export const twoFactorRepository = {
   /** Stores a new, not yet enabled secret (setup); refuses while 2FA is on. */
@@ -38,7 +29,6 @@ export const twoFactorRepository = {
       [userId],
     );
     await q.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
-    await q.query('UPDATE two_factor_challenges SET consumed_at = now() WHERE user_id = $1 AND consumed_at IS NULL', [userId]);
   },
 
   /** Accepts a TOTP time step only if it is later than the last one used: a code works once. */
@@ -62,41 +52,5 @@ export const twoFactorRepository = {
       [userId, codeHash],
     );
     return rows.length > 0;
-  },
-
-  async insertChallenge(q: Queryable, row: Pick<ChallengeRow, 'id' | 'user_id' | 'token_hash' | 'expires_at'>) {
-    await q.query('INSERT INTO two_factor_challenges (id, user_id, token_hash, expires_at) VALUES ($1, $2, $3, $4)', [
-      row.id,
-      row.user_id,
-      row.token_hash,
-      row.expires_at,
-    ]);
-  },
-
-  /**
-   * Counts one attempt against a live challenge and returns it; nothing once the
-   * challenge is consumed, expired, or has used up its attempts.
-   */
-  async spendAttempt(q: Queryable, tokenHash: string, maxAttempts: number) {
-    const [row] = await q.query<ChallengeRow>(
-      `UPDATE two_factor_challenges SET attempts = attempts + 1
-        WHERE token_hash = $1 AND consumed_at IS NULL AND expires_at > now() AND attempts < $2
-        RETURNING *`,
-      [tokenHash, maxAttempts],
-    );
-    return row;
-  },
-
-  async consumeChallenge(q: Queryable, id: string) {
-    const rows = await q.query(
-      'UPDATE two_factor_challenges SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id',
-      [id],
-    );
-    return rows.length > 0;
-  },
-
-  /** Challenges are short-lived; old ones are dropped when new ones are made. */
-  async deleteStaleChallenges(q: Queryable, userId: string) {
-    await q.query(`DELETE FROM two_factor_challenges WHERE user_id = $1 AND expires_at < now() - interval '1 day'`, [userId]);
   },
 };

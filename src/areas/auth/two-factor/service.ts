@@ -8,19 +8,31 @@
 // - Wrong second factors (verify-2fa, enable, disable) count against one per-account
 //   limit (GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT) → 429 with Retry-After; each login
 //   challenge also dies after GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE attempts.
-import type { AppContext } from '../../../context.js';
+import type { Config } from '../../../platform/config.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError, validation } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
+import type { Secrets } from '../../../platform/secrets.js';
 import { verifyPassword } from '../../../platform/passwords.js';
-import { userRepository, type UserRow } from '../users/repository.js';
-import { signedInUserRow, toUser, type User } from '../users/service.js';
-import { startSession, type Session } from '../sessions/service.js';
+import type { UserRow } from '../users/repository.js';
+import { signedInUserRow, toUser, userById } from '../users/service.js';
+import type { User } from '../users/schemas.js';
+import { consumeChallenge, endChallenges, spendChallengeAttempt } from '../sessions/challenges.js';
+import type { Session } from '../sessions/schemas.js';
+import type { SessionDeps } from '../sessions/deps.js';
+import { startSession } from '../sessions/service.js';
 import type { Throttle } from '../sessions/throttle.js';
 import { twoFactorRepository } from './repository.js';
+import type { DisableBody, EnableResponse, SetupResponse, VerifyBody } from './schemas.js';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
 import { isTotpShaped, matchTotpStep, newTotpSecret, otpauthUri } from './totp.js';
 
-export type TwoFactorDeps = Pick<AppContext, 'db' | 'secrets' | 'config' | 'auth' | 'bus'>;
+/** Sign-in's deps (verify-2fa ends in a session), plus the bus and the TOTP secrets' encryption. */
+export interface TwoFactorDeps extends SessionDeps {
+  bus: InvalidationBus;
+  secrets: Pick<Secrets, 'hash' | 'encrypt' | 'decrypt'>;
+  config: { auth: SessionDeps['config']['auth'] & Pick<Config['auth'], 'twoFactorMaxFailuresPerAccount'> };
+}
 
 export const twoFactorThrottleKey = (userId: string) => `2fa:acct:${userId}`;
 
@@ -30,8 +42,8 @@ const alreadyEnabled = () => new AppError('CONFLICT', 'Two-factor authentication
 const notEnabled = () => new AppError('CONFLICT', 'Two-factor authentication is not enabled.');
 
 /** Step 1 of enrollment: a new secret, stored encrypted, not yet in force. */
-export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal): Promise<{ secret: string; otpauthUri: string }> {
-  const user = await signedInUserRow(deps.db, principal);
+export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal): Promise<SetupResponse> {
+  const user = await signedInUserRow(deps, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   const secret = newTotpSecret();
   if (!(await twoFactorRepository.setPendingSecret(deps.db, user.id, deps.secrets.encrypt(secret)))) throw alreadyEnabled();
@@ -39,8 +51,8 @@ export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal):
 }
 
 /** Step 2: a valid code proves the app holds the secret; answers the recovery codes, once. */
-export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, code: string) {
-  const user = await signedInUserRow(deps.db, principal);
+export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, code: string): Promise<EnableResponse> {
+  const user = await signedInUserRow(deps, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   if (!user.totp_secret) throw new AppError('CONFLICT', 'Start with POST /api/auth/2fa/setup to get a secret.');
   const key = twoFactorThrottleKey(user.id);
@@ -71,12 +83,12 @@ export async function disableTwoFactor(
   deps: TwoFactorDeps,
   throttle: Throttle,
   principal: Principal,
-  proof: { code?: string; password?: string },
+  proof: DisableBody,
 ): Promise<User> {
   if ((proof.code === undefined) === (proof.password === undefined)) {
     throw validation('code', 'send either `code` or `password`, not both and not neither');
   }
-  const user = await signedInUserRow(deps.db, principal);
+  const user = await signedInUserRow(deps, principal);
   if (!user.totp_enabled) throw notEnabled();
   const key = twoFactorThrottleKey(user.id);
   const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
@@ -89,10 +101,14 @@ export async function disableTwoFactor(
       await attempt.fail();
       throw proof.password !== undefined ? validation('password', 'is incorrect') : validation('code', 'is not a valid code');
     }
-    await deps.db.tx((q) => twoFactorRepository.disable(q, user.id));
+    // One transaction: the secret, the recovery codes and any open login challenge go together.
+    await deps.db.tx(async (q) => {
+      await twoFactorRepository.disable(q, user.id);
+      await endChallenges({ db: q }, user.id);
+    });
     await attempt.reset(key);
     await deps.bus.publish({ kind: 'user', id: user.id });
-    const updated = await userRepository.get(deps.db, user.id);
+    const updated = await userById(deps, user.id);
     return toUser(updated!);
   } finally {
     attempt.end();
@@ -103,18 +119,17 @@ export async function disableTwoFactor(
 export async function verifyTwoFactor(
   deps: TwoFactorDeps,
   throttle: Throttle,
-  input: { twoFactorToken: string; code?: string; recoveryCode?: string },
+  input: VerifyBody,
 ): Promise<Session> {
   if ((input.code === undefined) === (input.recoveryCode === undefined)) {
     throw validation('code', 'send either `code` or `recoveryCode`, not both and not neither');
   }
-  const challengeHash = deps.secrets.hash('challenge', input.twoFactorToken);
-  const challenge = await twoFactorRepository.spendAttempt(deps.db, challengeHash, deps.config.auth.twoFactorMaxAttemptsPerChallenge);
+  const challenge = await spendChallengeAttempt(deps, input.twoFactorToken);
   if (!challenge) throw invalidChallenge();
-  const key = twoFactorThrottleKey(challenge.user_id);
+  const key = twoFactorThrottleKey(challenge.userId);
   const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
   try {
-    const user = await userRepository.get(deps.db, challenge.user_id);
+    const user = await userById(deps, challenge.userId);
     const state = user ? await deps.auth.accounts.get(user.id) : null;
     if (!user || !state?.active || !user.totp_enabled) throw invalidChallenge();
     const ok =
@@ -123,7 +138,7 @@ export async function verifyTwoFactor(
       await attempt.fail();
       throw wrongCode();
     }
-    if (!(await twoFactorRepository.consumeChallenge(deps.db, challenge.id))) throw invalidChallenge();
+    if (!(await consumeChallenge(deps, challenge.id))) throw invalidChallenge();
     await attempt.reset(key);
     return await startSession(deps, user);
   } finally {

@@ -3,13 +3,13 @@
 // a user or tenant, or changing roles, takes effect on the next request.
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
-import type { Role } from '../../../platform/identity.js';
+import type { RoleName } from '../../../platform/identity.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
 
 export interface AccountState {
   userId: string;
   tenantId: string;
-  roles: Role[];
+  roles: RoleName[];
   active: boolean; // user and tenant both active
 }
 
@@ -35,7 +35,7 @@ export class AccountStates {
   }
 
   private async read(userId: string): Promise<AccountState | null> {
-    const [row] = await this.db.query<{ tenant_id: string; roles: Role[]; status: string; tenant_status: string }>(
+    const [row] = await this.db.query<{ tenant_id: string; roles: RoleName[]; status: string; tenant_status: string }>(
       `SELECT u.tenant_id, u.roles, u.status, t.status AS tenant_status
          FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id = $1`,
       [userId],

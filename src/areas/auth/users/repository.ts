@@ -1,5 +1,5 @@
 import type { Queryable } from '../../../platform/db/database.js';
-import type { Role } from '../../../platform/identity.js';
+import type { RoleName } from '../../../platform/identity.js';
 
 export interface UserRow {
   id: string;
@@ -7,7 +7,7 @@ export interface UserRow {
   username: string;
   email: string | null;
   password_hash: string;
-  roles: Role[];
+  roles: RoleName[];
   status: 'active' | 'disabled';
   totp_secret: string | null;
   totp_enabled: boolean;
@@ -53,7 +53,7 @@ export const userRepository = {
     q: Queryable,
     tenantId: string,
     id: string,
-    patch: { email?: string | null; roles?: Role[]; status?: UserRow['status']; password_hash?: string },
+    patch: { email?: string | null; roles?: RoleName[]; status?: UserRow['status']; password_hash?: string },
   ) {
     const [row] = await q.query<UserRow>(
       `UPDATE users SET

@@ -1,26 +1,26 @@
-import type { Database, Queryable } from '../../../platform/db/database.js';
+// Users: the user object, creating users (admins, the CLI, the first start), and a
+// tenant administrator's management of the tenant's users.
+import type { Queryable } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError, forbidden, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
-import { isPlatformAdmin, ROLES, type Principal, type Role } from '../../../platform/identity.js';
+import { isPlatformAdmin, ROLES, type Principal, type RoleName } from '../../../platform/identity.js';
 import { hashPassword } from '../../../platform/passwords.js';
-import { tenantRepository } from '../tenants/repository.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { requireTenantAdmin, requireUser } from '../../../platform/authorization.js';
 import { userRepository, type UserRow } from './repository.js';
-import { refreshTokenRepository } from '../sessions/repository.js';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN, type NewUserBody, type User, type UserPatch } from './schemas.js';
 
-/** The user object of the spec's login response (2.4) and of /api/auth/me. */
-export interface User {
-  id: string;
-  username: string;
-  email: string | null;
-  tenantId: string;
-  roles: Role[];
-  twoFactorEnabled: boolean;
-  status: UserRow['status'];
-  createdAt: string;
+export interface UserDeps {
+  /** A transaction will do: the first start creates its administrator inside one. */
+  db: Queryable;
+  bus: InvalidationBus;
+  /**
+   * Ends every session of a user (the sessions feature's endSessions). Handed in by
+   * the composition root: sessions reads users, so users cannot import sessions.
+   */
+  endSessions(userId: string): Promise<void>;
 }
 
 export const toUser = (row: UserRow): User => ({
@@ -35,25 +35,29 @@ export const toUser = (row: UserRow): User => ({
 });
 
 /** The caller's own user row: a signed-in person (not an API key) of their tenant, or 404. */
-export async function signedInUserRow(q: Queryable, principal: Principal): Promise<UserRow> {
+export async function signedInUserRow(deps: Pick<UserDeps, 'db'>, principal: Principal): Promise<UserRow> {
   requireUser(principal);
-  const row = await userRepository.getInTenant(q, principal.tenantId, principal.subject);
+  const row = await userRepository.getInTenant(deps.db, principal.tenantId, principal.subject);
   if (!row) throw notFound('User');
   return row;
 }
 
-// Usernames never contain '@', so the login field is unambiguous.
-export const USERNAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{1,63}$';
-export const PASSWORD_MIN_LENGTH = 12;
-export const PASSWORD_MAX_LENGTH = 256;
+/** For sign-in: the user a login names (a username, or an e-mail address when it holds an @), in any tenant. */
+export function userByLogin(deps: Pick<UserDeps, 'db'>, login: string): Promise<UserRow | undefined> {
+  return userRepository.findByLogin(deps.db, login);
+}
+
+/** For sign-in paths that start from a token (refresh, verify-2fa): the user's row, in any tenant. */
+export function userById(deps: Pick<UserDeps, 'db'>, userId: string): Promise<UserRow | undefined> {
+  return userRepository.get(deps.db, userId);
+}
+
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-export interface NewUser {
+/** A user to create: the create body, in a tenant, with its roles decided (none: a member). */
+export interface NewUser extends NewUserBody {
   tenantId: string;
-  username: string;
-  password: string;
-  email?: string;
-  roles: Role[];
+  roles: RoleName[];
 }
 
 export function checkNewUser(input: NewUser): void {
@@ -75,7 +79,7 @@ function checkEmail(email: string): void {
   if (!EMAIL.test(email)) throw validation('email', 'must be an e-mail address');
 }
 
-function checkRoles(roles: Role[]): void {
+function checkRoles(roles: RoleName[]): void {
   for (const role of roles) if (!ROLES.includes(role)) throw validation('roles', `unknown role "${role}"`);
 }
 
@@ -85,12 +89,12 @@ function uniqueViolationAsConflict(error: unknown): never {
   throw error;
 }
 
-export async function createUser(q: Queryable, input: NewUser): Promise<User> {
+export async function createUser(deps: Pick<UserDeps, 'db'>, input: NewUser): Promise<User> {
   checkNewUser(input);
-  if (!(await tenantRepository.get(q, input.tenantId))) throw notFound('Tenant');
+  await existingTenant(deps, input.tenantId);
   const passwordHash = await hashPassword(input.password);
   try {
-    const row = await userRepository.insert(q, {
+    const row = await userRepository.insert(deps.db, {
       id: newId('user'),
       tenant_id: input.tenantId,
       username: input.username,
@@ -106,17 +110,12 @@ export async function createUser(q: Queryable, input: NewUser): Promise<User> {
 
 // ---- Administration of a tenant's users (routes.ts) ----
 
-export interface UserDeps {
-  db: Database;
-  bus: InvalidationBus;
-}
-
-const PRIVILEGED: readonly Role[] = ['admin', 'platform_admin'];
+const PRIVILEGED: readonly RoleName[] = ['admin', 'platform_admin'];
 
 // Only a platform admin may hand out platform_admin, or touch an account that
 // holds it: otherwise a tenant admin could reset a platform admin's password
 // (or demote them) and so act above their own role.
-function requireMayAssign(principal: Principal, roles: Role[] | undefined): void {
+function requireMayAssign(principal: Principal, roles: RoleName[] | undefined): void {
   if (roles?.includes('platform_admin') && !isPlatformAdmin(principal)) throw forbidden('Only a platform admin may grant the platform_admin role.');
 }
 
@@ -130,38 +129,26 @@ async function userInTenant(q: Queryable, tenantId: string, userId: string): Pro
   return row;
 }
 
-export async function listUsers(db: Database, principal: Principal, tenantId: string): Promise<User[]> {
+export async function listUsers(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string): Promise<User[]> {
   requireTenantAdmin(principal, tenantId);
-  return tenantUsers(db, tenantId);
+  return tenantUsers(deps, tenantId);
 }
 
 /** A tenant's users with no authorization check: for callers trusted already (listUsers, the operator's CLI). 404 for an unknown tenant. */
-export async function tenantUsers(q: Queryable, tenantId: string): Promise<User[]> {
-  await existingTenant(q, tenantId);
-  return (await userRepository.listInTenant(q, tenantId)).map(toUser);
+export async function tenantUsers(deps: Pick<UserDeps, 'db'>, tenantId: string): Promise<User[]> {
+  await existingTenant(deps, tenantId);
+  return (await userRepository.listInTenant(deps.db, tenantId)).map(toUser);
 }
 
-export async function getUser(db: Database, principal: Principal, tenantId: string, userId: string): Promise<User> {
-  await administeredTenant(db, principal, tenantId);
-  return toUser(await userInTenant(db, tenantId, userId));
+export async function getUser(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, userId: string): Promise<User> {
+  await administeredTenant(deps, principal, tenantId);
+  return toUser(await userInTenant(deps.db, tenantId, userId));
 }
 
-export async function createUserAs(
-  db: Database,
-  principal: Principal,
-  tenantId: string,
-  input: { username: string; password: string; email?: string; roles?: Role[] },
-): Promise<User> {
-  await administeredTenant(db, principal, tenantId);
+export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, input: NewUserBody): Promise<User> {
+  await administeredTenant(deps, principal, tenantId);
   requireMayAssign(principal, input.roles);
-  return createUser(db, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
-}
-
-export interface UserPatch {
-  email?: string | null;
-  roles?: Role[];
-  status?: UserRow['status'];
-  password?: string;
+  return createUser(deps, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
 }
 
 /**
@@ -170,7 +157,7 @@ export interface UserPatch {
  * with nobody able to administer it. Another admin (or a platform admin) can.
  */
 export async function updateUser(deps: UserDeps, principal: Principal, tenantId: string, userId: string, patch: UserPatch): Promise<User> {
-  await administeredTenant(deps.db, principal, tenantId);
+  await administeredTenant(deps, principal, tenantId);
   const target = await userInTenant(deps.db, tenantId, userId);
   requireMayChange(principal, target);
   requireMayAssign(principal, patch.roles);
@@ -196,7 +183,7 @@ export async function updateUser(deps: UserDeps, principal: Principal, tenantId:
   if (!row) throw notFound('User');
   // A new password or a disable ends every session: refresh tokens issued under
   // the old password (perhaps to whoever stole it) stop working.
-  if (patch.password !== undefined || patch.status === 'disabled') await refreshTokenRepository.revokeAllForUser(deps.db, userId);
+  if (patch.password !== undefined || patch.status === 'disabled') await deps.endSessions(userId);
   // Drops the cached account state, so a disable or a role change applies to the
   // user's very next request, whatever access token they still hold.
   await deps.bus.publish({ kind: 'user', id: userId });

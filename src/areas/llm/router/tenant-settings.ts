@@ -2,11 +2,8 @@
 // the tenant changed: the chat path never queries the database for them. Like the
 // API-key cache, an entry in use is renewed in the background before its end, so
 // requests never wait on that read.
-import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
-import { tenantRepository } from '../../auth/tenants/repository.js';
-import { llmSettingsFrom } from '../../auth/tenants/settings.js';
 import type { TenantLlmSettings } from './types.js';
 
 // A safety net only: every change publishes an invalidation. Renewed from 8 minutes on.
@@ -18,21 +15,18 @@ export class TenantSettingsCache {
   private readonly cache = new RenewingCache<TenantLlmSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, retryMs: RENEW_RETRY_MS });
   private readonly unsubscribe: () => void;
 
-  constructor(private readonly db: Database, bus: InvalidationBus) {
+  /** `loadSettings`: one tenant's settings from storage (llm/settings' loadLlmSettings, handed in by createLlmServices). */
+  constructor(private readonly loadSettings: (tenantId: string) => Promise<TenantLlmSettings>, bus: InvalidationBus) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'tenant') this.cache.invalidateKey(event.id);
     });
   }
 
   get(tenantId: string): TenantLlmSettings | Promise<TenantLlmSettings> {
-    return this.cache.get(tenantId, () => this.load(tenantId));
+    return this.cache.get(tenantId, () => this.loadSettings(tenantId));
   }
 
   close(): void {
     this.unsubscribe();
-  }
-
-  private async load(tenantId: string): Promise<TenantLlmSettings> {
-    return llmSettingsFrom(await tenantRepository.settings(this.db, tenantId));
   }
 }

@@ -1,6 +1,7 @@
 // The contract between the llm area's request handlers (chat, pull) and the
 // router that owns the compute nodes. Handlers never pick nodes themselves.
 import type { Engine, EngineKind } from '../../../engines/types.js';
+import type { TenantLlmSettings } from '../settings/schemas.js';
 
 /** A compute node as handlers and usage records see it (never its URL credentials). */
 export interface NodeView {
@@ -32,15 +33,8 @@ export interface Lease {
   release(outcome: 'ok' | 'failed'): void;
 }
 
-/** The tenant's llm settings (stored in `tenants.settings`, cached; no query per request). */
-export interface TenantLlmSettings {
-  /** What `model: "auto"` means for this tenant; unset → the first available model. */
-  defaultModel: string | null;
-  /** Models the tenant may use; null → every model its nodes serve. */
-  allowedModels: string[] | null;
-  /** Opt-in: add `"choices": []` to the stream's metadata frame (client compatibility). */
-  streamMetadataChoices: boolean;
-}
+/** The tenant's llm settings: defined with their schema in llm/settings/schemas.ts. */
+export type { TenantLlmSettings };
 
 export interface ModelRouter {
   /** Models the tenant may use now (healthy nodes, allowedModels applied), without `auto`. No I/O. */

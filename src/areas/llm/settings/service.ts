@@ -1,11 +1,14 @@
 // The tenant's llm settings, kept in tenants.settings (jsonb) next to anything
-// other areas store there. One reader for the record and the router's cache.
-import type { TenantLlmSettings } from '../../llm/router/types.js';
+// other areas store there. One reader for the tenant record and the router's cache,
+// and the one check of a change.
+import type { Queryable } from '../../../platform/db/database.js';
 import { validation } from '../../../platform/errors.js';
+import { llmSettingsRepository } from './repository.js';
+import { LlmSettingsPatch, TenantLlmSettings } from './schemas.js';
 
-export type { TenantLlmSettings };
-
-export const MAX_ALLOWED_MODELS = 500;
+export interface LlmSettingsDeps {
+  db: Queryable;
+}
 
 export function llmSettingsFrom(settings: Record<string, unknown> | null | undefined): TenantLlmSettings {
   const s = settings ?? {};
@@ -16,8 +19,6 @@ export function llmSettingsFrom(settings: Record<string, unknown> | null | undef
     streamMetadataChoices: s.streamMetadataChoices === true,
   };
 }
-
-export type LlmSettingsPatch = Partial<TenantLlmSettings>;
 
 /**
  * The settings after `patch`, checked as a whole: the schema has bounded each
@@ -34,3 +35,20 @@ export function mergeLlmSettings(current: TenantLlmSettings, patch: LlmSettingsP
   }
   return next;
 }
+
+/** A tenant's settings as the router uses them (an unknown tenant gets the defaults). */
+export async function loadLlmSettings(deps: LlmSettingsDeps, tenantId: string): Promise<TenantLlmSettings> {
+  return llmSettingsFrom(await llmSettingsRepository.stored(deps.db, tenantId));
+}
+
+/**
+ * What the tenant record carries of the llm area: the `settings` object, the PATCH
+ * fields that change it, its reader and its check. The composition root hands it to
+ * the tenants feature (its TenantSettingsFields), which imports nothing of llm.
+ */
+export const tenantLlmSettings = {
+  record: TenantLlmSettings,
+  patch: LlmSettingsPatch,
+  read: llmSettingsFrom,
+  merge: mergeLlmSettings,
+};
