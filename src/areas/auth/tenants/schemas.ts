@@ -52,6 +52,6 @@ export const tenantPatch = <SettingsFields extends TProperties>(settingsFields: 
     ...settingsFields,
   });
 /** What updateTenant reads of a PATCH body; the settings fields pass through to their owner. */
-export type TenantPatch = Static<ReturnType<typeof tenantPatch<{}>>> & Record<string, unknown>;
+export type TenantPatch = Static<ReturnType<typeof tenantPatch<Record<never, never>>>> & Record<string, unknown>;
 
 export const TenantParams = Type.Object({ tenantId: Type.String() });
