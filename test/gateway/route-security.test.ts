@@ -4,9 +4,11 @@
 // with one and the same 401, and its handler never runs.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
 import { createApiKey } from './support.js';
 import { setApiKeyStatus, deleteApiKey } from '../../src/areas/auth/api-keys/service.js';
+import { buildApp } from '../../src/gateway/app.js';
 import type { Principal } from '../../src/platform/identity.js';
 
 describe('every protected route', () => {
@@ -33,15 +35,27 @@ describe('every protected route', () => {
   after(() => gw.close());
 
   it('lists a route table with protected routes in every area', () => {
-    const protectedRoutes = gw.app.routeTable.filter((r) => r.auth !== 'public');
+    const protectedRoutes = gw.app.routeTable.filter((r) => r.access !== 'public');
     for (const prefix of ['/api/auth/', '/api/os/']) {
       assert.ok(protectedRoutes.some((r) => r.url.startsWith(prefix)), `protected routes under ${prefix}`);
     }
-    assert.ok(gw.app.routeTable.some((r) => r.url === '/api/auth/login' && r.auth === 'public'));
+    assert.ok(gw.app.routeTable.some((r) => r.url === '/api/auth/login' && r.access === 'public'));
+  });
+
+  it('refuses to register a route that does not say who may call it', async () => {
+    const app = await buildApp(gw.ctx, { logStream: new Writable({ write: (_c, _e, done) => done() }) });
+    try {
+      assert.throws(() => app.get('/undeclared', async () => 'never'), /GET \/undeclared must declare who may call it: config\.access/);
+      assert.throws(() => app.post('/misspelt', { config: { access: 'admin' as never } }, async () => 'never'), /POST \/misspelt must declare/);
+      app.get('/declared', { config: { access: 'public' } }, async () => 'ok');
+      assert.equal((await app.inject({ method: 'GET', url: '/declared' })).body, 'ok');
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers the same 401 to every missing or bad credential, and runs no handler', async () => {
-    const routes = gw.app.routeTable.filter((r) => r.auth !== 'public' && r.method !== 'HEAD' && r.method !== 'OPTIONS');
+    const routes = gw.app.routeTable.filter((r) => r.access !== 'public' && r.method !== 'HEAD' && r.method !== 'OPTIONS');
     assert.ok(routes.length >= 20, `expected the whole auth and os surface, got ${routes.length} routes`);
     const reference = await gw.request('GET', '/api/os/workspaces');
     assert.equal(reference.status, 401);
