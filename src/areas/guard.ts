@@ -9,7 +9,7 @@ import type { Principal } from '../platform/identity.js';
 
 export function guardArea(area: FastifyInstance, internalTokenKey: Buffer): void {
   area.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.auth === 'public') return;
+    if (request.routeOptions.config.access === 'public') return;
     const verified = request.internalToken ? verifyInternalToken(internalTokenKey, request.internalToken) : undefined;
     if (!verified) throw unauthenticated();
     request.principal = verified.principal;

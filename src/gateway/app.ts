@@ -25,7 +25,7 @@ import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { llmRoutes } from '../areas/llm/routes.js';
-import type { RouteSummary } from './fastify-types.js';
+import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
 
 const LOG_BUFFER_BYTES = 4096;
@@ -82,8 +82,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // So that a shutdown can reach the model calls in flight on each connection.
   ctx.llm.calls.attach(app.server);
   // Every route registered below teaches the legacy-casing rewrite its literals,
-  // and lands in the route table (tests walk it to check every route's security,
-  // and generate hostile input from its request schemas).
+  // and lands in the route table with who may call it (tests walk it to check every
+  // route's security against that declaration, and generate hostile input from its
+  // request schemas).
   const routeTable: RouteSummary[] = [];
   app.decorate('routeTable', routeTable);
   app.addHook('onRoute', (route) => {
@@ -97,8 +98,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     if (route.schema || schema.params) route.schema = schema;
     literals.add(route.url);
     const { body, querystring, params } = route.schema ?? {};
+    const access = accessOf(route.method, route.url, route.config?.access);
     for (const method of [route.method].flat()) {
-      routeTable.push({ method, url: route.url, auth: route.config?.auth ?? 'required', schema: { body, querystring, params } });
+      routeTable.push({ method, url: route.url, access, schema: { body, querystring, params } });
     }
   });
 
@@ -175,4 +177,16 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;
+}
+
+/**
+ * A route's declared access, or an error at startup: a route nobody said who may call
+ * cannot be registered. CORS preflights (OPTIONS, answered by @fastify/cors) are the
+ * exception: the edge never asks them for a credential, so they are public.
+ */
+function accessOf(method: string | string[], url: string, declared: unknown): RouteAccess {
+  if (ROUTE_ACCESS.includes(declared as RouteAccess)) return declared as RouteAccess;
+  const methods = [method].flat();
+  if (declared === undefined && methods.every((m) => m === 'OPTIONS')) return 'public';
+  throw new Error(`Route ${methods.join(',')} ${url} must declare who may call it: config.access, one of ${ROUTE_ACCESS.join(', ')} (got ${JSON.stringify(declared)}).`);
 }

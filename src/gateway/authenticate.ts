@@ -25,7 +25,7 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
   app.decorateRequest('principal', null);
   app.addHook('onRequest', async (request) => {
     // Unmatched paths answer 404 whatever the credential; CORS preflights carry none.
-    if (request.is404 || request.method === 'OPTIONS' || request.routeOptions.config.auth === 'public') return;
+    if (request.is404 || request.method === 'OPTIONS' || request.routeOptions.config.access === 'public') return;
     const credential = readCredential(request);
     if (!credential) throw unauthenticated();
     const principal =

@@ -23,7 +23,7 @@ const Health = Type.Object({
 
 export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDeps }): Promise<void> {
   // Liveness: always 200 while the process serves; the body says whether the database answers.
-  app.get('/health', { config: { auth: 'public' }, schema: { response: { 200: Health } } }, async () => {
+  app.get('/health', { config: { access: 'public' }, schema: { response: { 200: Health } } }, async () => {
     const up = await Promise.race([
       deps.db.query('SELECT 1').then(() => true, () => false),
       new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
@@ -40,5 +40,5 @@ export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDep
   const gone = async () => {
     throw new AppError('GONE', 'This endpoint was removed. Use POST /api/llm/v1/chat/completions with "stream": true instead.');
   };
-  app.all('/api/llm/v1/chat/stream', { config: { auth: 'public' }, onRequest: gone }, gone);
+  app.all('/api/llm/v1/chat/stream', { config: { access: 'public' }, onRequest: gone }, gone);
 }

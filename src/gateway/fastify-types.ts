@@ -1,14 +1,32 @@
 // What the gateway adds to Fastify's request and route config.
 import type { Principal } from '../platform/identity.js';
 
-/** `public`: no credential needed. `required` (the default): a valid credential or 401. */
-export type RouteAuth = 'public' | 'required';
+/**
+ * Who may call a route: every route declares one (`config: { access: … }`), and the
+ * gateway refuses to start with a route that does not. The edge reads it for one thing
+ * only: a `public` route needs no credential, any other answers 401 without a valid
+ * one. The rest is a description of what the route's service enforces (through
+ * platform/authorization.ts); test/gateway/route-security.test.ts checks every route
+ * against its declaration, so the two cannot drift apart unnoticed.
+ *
+ * - `public`: no credential needed (sign-in, health, removed endpoints).
+ * - `signedIn`: a signed-in person's access token, of any role; an API key gets 403.
+ * - `tenant`: any credential of a tenant (an API key, or any user's token), acting on
+ *   that tenant's own data; another tenant's ids are 404.
+ * - `tenantEditor`: a tenant admin's token or an API key; a member gets 403; another
+ *   tenant's ids are 404.
+ * - `tenantAdmin`: a tenant admin's token, or a platform admin's; members and API keys
+ *   get 403, and another tenant's admin gets 404 for this tenant's ids.
+ * - `platformAdmin`: a platform admin's token only; everyone else gets 403.
+ */
+export const ROUTE_ACCESS = ['public', 'signedIn', 'tenant', 'tenantEditor', 'tenantAdmin', 'platformAdmin'] as const;
+export type RouteAccess = (typeof ROUTE_ACCESS)[number];
 
 /** One registered route, as the route table lists it. */
 export interface RouteSummary {
   method: string;
   url: string;
-  auth: RouteAuth;
+  access: RouteAccess;
   /** The route's request schemas, as registered (undefined where the route has none). */
   schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }
@@ -19,7 +37,8 @@ declare module 'fastify' {
     routeTable: RouteSummary[];
   }
   interface FastifyContextConfig {
-    auth?: RouteAuth;
+    /** Who may call the route (see RouteAccess). Optional to the type only: the gateway will not start with a route that lacks it (app.ts). */
+    access?: RouteAccess;
   }
   interface FastifyRequest {
     /** Minted by the edge after it resolved the credential; the services trust only this. */

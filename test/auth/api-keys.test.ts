@@ -1,7 +1,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { startGateway, seedTenant, seedUser, type TestGateway, type TestResponse, tokenFor } from '../helpers/gateway.js';
+import { startGateway, type TestGateway, type TestResponse } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 import { generateApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { apiKeyRepository } from '../../src/areas/auth/api-keys/repository.js';
 import { checkNewApiKey } from '../../src/areas/auth/api-keys/service.js';
@@ -37,16 +38,13 @@ describe('auth api keys', () => {
   before(async () => {
     // No timed flush of lastUsedAt during the run: the query counts below must be exact.
     gw = await startGateway({ GATEWAY_LAST_USED_FLUSH_SECONDS: '3600' });
-    const a = await seedTenant(gw, 'keys-a');
-    const b = await seedTenant(gw, 'keys-b');
-    const p = await seedTenant(gw, 'keys-platform', ['admin', 'platform_admin']);
-    tenantA = a.tenantId;
-    tenantB = b.tenantId;
-    adminA = await tokenFor(gw, a.admin.id, a.tenantId);
-    adminB = await tokenFor(gw, b.admin.id, b.tenantId);
-    platformAdmin = await tokenFor(gw, p.admin.id, p.tenantId);
-    const member = await seedUser(gw, a.tenantId);
-    memberA = await tokenFor(gw, member.id, a.tenantId);
+    const world = await seedWorld(gw, 'keys');
+    tenantA = world.a.tenantId;
+    tenantB = world.b.tenantId;
+    adminA = world.a.admin.token;
+    adminB = world.b.admin.token;
+    platformAdmin = world.platform.admin.token;
+    memberA = world.a.member.token;
     const ws = await gw.request('POST', '/api/os/workspaces', { token: adminA, json: { name: 'A only' } });
     workspaceA = ws.body.id;
   });

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, seedTenant, seedUser, type TestGateway, tokenFor } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 
 describe('auth tenants', () => {
   let gw: TestGateway;
@@ -15,18 +16,15 @@ describe('auth tenants', () => {
 
   before(async () => {
     gw = await startGateway();
-    const p = await seedTenant(gw, 'platform', ['admin', 'platform_admin']);
-    const a = await seedTenant(gw, 'ten-a');
-    const b = await seedTenant(gw, 'ten-b');
-    platformTenant = p.tenantId;
-    tenantA = a.tenantId;
-    tenantB = b.tenantId;
-    platformAdmin = await tokenFor(gw, p.admin.id, p.tenantId);
-    adminA = await tokenFor(gw, a.admin.id, a.tenantId);
-    adminB = await tokenFor(gw, b.admin.id, b.tenantId);
-    memberA = await tokenFor(gw, (await seedUser(gw, a.tenantId)).id, a.tenantId);
-    const key = await gw.request('POST', `/api/auth/tenants/${tenantA}/api-keys`, { token: adminA, json: { name: 'tenants test' } });
-    apiKeyA = key.body.key;
+    const world = await seedWorld(gw, 'ten');
+    platformTenant = world.platform.tenantId;
+    tenantA = world.a.tenantId;
+    tenantB = world.b.tenantId;
+    platformAdmin = world.platform.admin.token;
+    adminA = world.a.admin.token;
+    adminB = world.b.admin.token;
+    memberA = world.a.member.token;
+    apiKeyA = world.a.key.key;
   });
   after(() => gw.close());
 

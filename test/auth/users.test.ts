@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, seedTenant, seedUser, type TestGateway, tokenFor } from '../helpers/gateway.js';
+import { startGateway, seedUser, type TestGateway, tokenFor } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 import { verifyPassword } from '../../src/platform/passwords.js';
 
 const USER_FIELDS = ['createdAt', 'email', 'id', 'roles', 'status', 'tenantId', 'twoFactorEnabled', 'username'];
@@ -24,21 +25,18 @@ describe('auth users', () => {
 
   before(async () => {
     gw = await startGateway();
-    const a = await seedTenant(gw, 'users-a');
-    const b = await seedTenant(gw, 'users-b');
-    const p = await seedTenant(gw, 'users-platform', ['admin', 'platform_admin']);
-    tenantA = a.tenantId;
-    tenantB = b.tenantId;
-    adminAId = a.admin.id;
-    adminA = await tokenFor(gw, a.admin.id, a.tenantId);
-    adminB = await tokenFor(gw, b.admin.id, b.tenantId);
-    platformAdmin = await tokenFor(gw, p.admin.id, p.tenantId);
-    const second = await seedUser(gw, a.tenantId, ['admin']);
+    const world = await seedWorld(gw, 'users');
+    tenantA = world.a.tenantId;
+    tenantB = world.b.tenantId;
+    adminAId = world.a.admin.id;
+    adminA = world.a.admin.token;
+    adminB = world.b.admin.token;
+    platformAdmin = world.platform.admin.token;
+    memberAId = world.a.member.id;
+    memberA = world.a.member.token;
+    const second = await seedUser(gw, tenantA, ['admin']);
     secondAdminAId = second.id;
-    secondAdminA = await tokenFor(gw, second.id, a.tenantId);
-    const member = await seedUser(gw, a.tenantId);
-    memberAId = member.id;
-    memberA = await tokenFor(gw, member.id, a.tenantId);
+    secondAdminA = await tokenFor(gw, second.id, tenantA);
   });
   after(() => gw.close());
 

@@ -58,7 +58,7 @@ describe('edge: correlation id, CORS, health, 410', () => {
     it('is on event streams written straight to the raw response (hijacked replies)', async () => {
       // Streaming routes write to reply.raw; headers set only on the Fastify reply would be lost there.
       const app = await buildApp(gw.ctx, { logStream: new Writable({ write: (_c, _e, done) => done() }) });
-      app.get('/test/stream', { config: { auth: 'public' } }, (_request, reply) => {
+      app.get('/test/stream', { config: { access: 'public' } }, (_request, reply) => {
         reply.hijack();
         reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'x-accel-buffering': 'no' });
         reply.raw.end('data: [DONE]\n\n');

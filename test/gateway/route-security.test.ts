@@ -1,13 +1,22 @@
 // Walks the gateway's own route table, so a route added later is covered without
 // anyone remembering to: every route that needs a credential answers no credential,
 // a revoked key, a deleted key, an expired-looking garbage token and a malformed key
-// with one and the same 401, and its handler never runs.
+// with one and the same 401, and its handler never runs. Then every route is called
+// by each person and key of the world (seedWorld) and must answer as the access it
+// declares (`config.access`, see RouteAccess) says: a member's 403, an API key's 403,
+// another tenant's 404 for tenant A's ids, and no refusal for those it lets in.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import net from 'node:net';
+import { Writable } from 'node:stream';
 import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
-import { createApiKey } from './support.js';
+import { seedWorld, type World } from '../helpers/world.js';
+import { createApiKey, rawRequest } from './support.js';
+import { bodyFor, credentialOf, RULES, TenantARecords, type Caller, type Outcome } from './access-matrix.js';
 import { setApiKeyStatus, deleteApiKey } from '../../src/areas/auth/api-keys/service.js';
+import { buildApp } from '../../src/gateway/app.js';
 import type { Principal } from '../../src/platform/identity.js';
+import type { RouteSummary } from '../../src/gateway/fastify-types.js';
 
 describe('every protected route', () => {
   let gw: TestGateway;
@@ -33,15 +42,30 @@ describe('every protected route', () => {
   after(() => gw.close());
 
   it('lists a route table with protected routes in every area', () => {
-    const protectedRoutes = gw.app.routeTable.filter((r) => r.auth !== 'public');
+    const protectedRoutes = gw.app.routeTable.filter((r) => r.access !== 'public');
     for (const prefix of ['/api/auth/', '/api/os/']) {
       assert.ok(protectedRoutes.some((r) => r.url.startsWith(prefix)), `protected routes under ${prefix}`);
     }
-    assert.ok(gw.app.routeTable.some((r) => r.url === '/api/auth/login' && r.auth === 'public'));
+    assert.ok(gw.app.routeTable.some((r) => r.url === '/api/auth/login' && r.access === 'public'));
+  });
+
+  it('refuses to register a route that does not say who may call it', async () => {
+    const app = await buildApp(gw.ctx, { logStream: new Writable({ write: (_c, _e, done) => done() }) });
+    try {
+      assert.throws(() => app.get('/undeclared', async () => 'never'), /GET \/undeclared must declare who may call it: config\.access/);
+      assert.throws(
+        () => app.post('/misspelt', { config: { access: 'admin' as never } }, async () => 'never'),
+        /POST \/misspelt must declare/,
+      );
+      app.get('/declared', { config: { access: 'public' } }, async () => 'ok');
+      assert.equal((await app.inject({ method: 'GET', url: '/declared' })).body, 'ok');
+    } finally {
+      await app.close();
+    }
   });
 
   it('answers the same 401 to every missing or bad credential, and runs no handler', async () => {
-    const routes = gw.app.routeTable.filter((r) => r.auth !== 'public' && r.method !== 'HEAD' && r.method !== 'OPTIONS');
+    const routes = gw.app.routeTable.filter((r) => r.access !== 'public' && r.method !== 'HEAD' && r.method !== 'OPTIONS');
     assert.ok(routes.length >= 20, `expected the whole auth and os surface, got ${routes.length} routes`);
     const reference = await gw.request('GET', '/api/os/workspaces');
     assert.equal(reference.status, 401);
@@ -61,3 +85,82 @@ describe('every protected route', () => {
     assert.deepEqual(rowsAfter, rowsBefore, 'nothing was created or deleted');
   });
 });
+
+describe('every route, as its declared access says', () => {
+  let gw: TestGateway;
+  let world: World;
+  let records: TenantARecords;
+  // Everything but CORS preflights, which the edge answers for any caller.
+  const routes = () => gw.app.routeTable.filter((r) => r.method !== 'OPTIONS');
+
+  before(async () => {
+    gw = await startGateway();
+    world = await seedWorld(gw, 'matrix');
+    records = new TenantARecords(gw, world, await closedLoopbackUrl());
+  });
+  after(() => gw.close());
+
+  async function call(route: RouteSummary, headers: Record<string, string>) {
+    const body = bodyFor(route);
+    const path = await records.path(route);
+    const json = body === undefined ? {} : { body: JSON.stringify(body), headers: { ...headers, 'content-type': 'application/json' } };
+    const response = await rawRequest(gw, route.method, path, { headers, ...json });
+    return {
+      status: response.status,
+      code: response.body?.code as string | undefined,
+      detail: response.body?.detail as string | undefined,
+    };
+  }
+
+  it('has routes of every access level, so that every rule of the matrix is exercised', () => {
+    const levels = new Set(routes().map((r) => r.access));
+    for (const level of ['public', 'signedIn', 'tenant', 'tenantEditor', 'tenantAdmin', 'platformAdmin'] as const)
+      assert.ok(levels.has(level), level);
+  });
+
+  it("answers each caller as the route declares: 403 to those it refuses, 404 on another tenant's ids, no refusal to those it lets in", async () => {
+    const disagreements: string[] = [];
+    let checked = 0;
+    for (const route of routes()) {
+      if (route.access === 'public') continue;
+      for (const [caller, expected] of Object.entries(RULES[route.access]) as [Caller, Outcome][]) {
+        if (expected === 404 && !TenantARecords.carriesIds(route)) continue;
+        const answer = await call(route, credentialOf(world, caller));
+        checked++;
+        const refused = answer.status === 401 || answer.status === 403 || answer.status === 404;
+        if (expected === 'allowed' ? !refused : answer.status === expected) continue;
+        const hint =
+          answer.code === 'VALIDATION_FAILED'
+            ? ' (the generated body failed validation: give the route one in BODIES, access-matrix.ts)'
+            : '';
+        disagreements.push(
+          `${route.method} ${route.url} (access: ${route.access}): ${caller} got ${answer.status} ${answer.code ?? ''} "${answer.detail ?? ''}", expected ${expected === 'allowed' ? 'no 401/403/404' : expected}${hint}`,
+        );
+      }
+    }
+    assert.ok(checked > 100, `only ${checked} calls made`);
+    assert.deepEqual(disagreements, [], `routes whose answers disagree with their declared access:\n${disagreements.join('\n')}`);
+  });
+
+  it("lets public routes answer without a credential, never with the edge's 401", async () => {
+    const publicRoutes = routes().filter((r) => r.access === 'public');
+    assert.ok(publicRoutes.some((r) => r.url === '/api/auth/login'));
+    for (const route of publicRoutes) {
+      const answer = await call(route, {});
+      assert.notEqual(
+        answer.code,
+        'UNAUTHENTICATED',
+        `${route.method} ${route.url} is declared public but asks for a credential: ${answer.status} ${answer.detail}`,
+      );
+    }
+  });
+});
+
+/** http://127.0.0.1:<port> of a port that was just free: connections to it are refused at once. */
+async function closedLoopbackUrl(): Promise<string> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}

@@ -3,9 +3,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import OpenAI from 'openai';
-import { startGateway, seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
-import { createApiKey } from '../gateway/support.js';
 
 describe('llm models', () => {
   let gw: TestGateway;
@@ -25,16 +25,14 @@ describe('llm models', () => {
     shared = await startFakeOpenAI({ models: ['m-one', 'm-two', 'm-three'] });
     privateA = await startFakeOpenAI({ models: ['private-a'] });
     gw = await startGateway({ GATEWAY_NODES: JSON.stringify([{ engine: 'openai', url: shared.url }]), GATEWAY_LOCAL_ENGINE: 'off' });
-    const p = await seedTenant(gw, 'platform', ['admin', 'platform_admin']);
-    platform = await tokenFor(gw, p.admin.id, p.tenantId);
-    const a = await seedTenant(gw, 'models-a');
-    const b = await seedTenant(gw, 'models-b');
-    tenantA = a.tenantId;
-    tenantB = b.tenantId;
-    adminA = await tokenFor(gw, a.admin.id, a.tenantId);
-    adminB = await tokenFor(gw, b.admin.id, b.tenantId);
+    const world = await seedWorld(gw, 'models');
+    platform = world.platform.admin.token;
+    tenantA = world.a.tenantId;
+    tenantB = world.b.tenantId;
+    adminA = world.a.admin.token;
+    adminB = world.b.admin.token;
     memberB = await tokenFor(gw, (await seedUser(gw, tenantB)).id, tenantB);
-    keyA = (await createApiKey(gw, tenantA, 'models')).key;
+    keyA = world.a.key.key;
   });
   after(async () => {
     await gw?.close();

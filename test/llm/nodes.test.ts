@@ -3,7 +3,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startGateway, seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { createApiKey } from '../gateway/support.js';
 import { setApiKeyStatus } from '../../src/areas/auth/api-keys/service.js';
@@ -36,18 +37,16 @@ describe('llm nodes API', () => {
       // here the tenant deny list is a private range the tests probe explicitly.
       GATEWAY_TENANT_NODE_DENY_CIDRS: '10.0.0.0/8,fc00::/7',
     });
-    const p = await seedTenant(gw, 'platform', ['admin', 'platform_admin']);
-    platform = await tokenFor(gw, p.admin.id, p.tenantId);
-    const a = await seedTenant(gw, 'nodes-a');
-    const b = await seedTenant(gw, 'nodes-b');
-    tenantA = a.tenantId;
-    tenantB = b.tenantId;
-    adminA = await tokenFor(gw, a.admin.id, a.tenantId);
-    adminB = await tokenFor(gw, b.admin.id, b.tenantId);
-    memberA = await tokenFor(gw, (await seedUser(gw, a.tenantId)).id, a.tenantId);
-    keyA = (await createApiKey(gw, tenantA, 'nodes')).key;
+    const world = await seedWorld(gw, 'nodes');
+    platform = world.platform.admin.token;
+    tenantA = world.a.tenantId;
+    tenantB = world.b.tenantId;
+    adminA = world.a.admin.token;
+    adminB = world.b.admin.token;
+    memberA = world.a.member.token;
+    keyA = world.a.key.key;
     const revoked = await createApiKey(gw, tenantA, 'revoked');
-    const admin: Principal = { tenantId: tenantA, kind: 'user', subject: a.admin.id, roles: ['admin'], scopes: [] };
+    const admin: Principal = { tenantId: tenantA, kind: 'user', subject: world.a.admin.id, roles: ['admin'], scopes: [] };
     await setApiKeyStatus(gw.ctx, admin, tenantA, revoked.id, 'revoked');
     revokedKeyA = revoked.key;
   });

@@ -10,11 +10,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { seedTenant, seedUser, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 import { startFakeOllama, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { eventually } from '../helpers/eventually.js';
 import { tinyGgufBytes } from '../helpers/tiny-gguf.js';
-import { createApiKey } from '../gateway/support.js';
 import { gatewayOver, openStream, payloads } from './chat-support.js';
 
 const pullPath = (engine: string) => `/api/llm/v1/${engine}/models/pull/stream`;
@@ -27,7 +27,7 @@ describe('llm model pull stream', () => {
   let filesUrl: string;
   const gguf = tinyGgufBytes({ seed: 7 });
   const otherGguf = tinyGgufBytes({ seed: 8 });
-  let tenantId: string, admin: string, member: string, key: string, platformAdmin: string, otherAdmin: string;
+  let admin: string, member: string, key: string, platformAdmin: string, otherAdmin: string;
 
   const pull = (engine: string, json: unknown, credential: { token?: string; apiKey?: string } = { token: admin }) =>
     gw.request('POST', pullPath(engine), { ...credential, json });
@@ -61,15 +61,12 @@ describe('llm model pull stream', () => {
     // The file server is on loopback, which tenant admins may not download from by
     // default; the tenant deny list here is a private range probed explicitly below.
     gw = await gatewayOver([ollama], { GATEWAY_LOCAL_ENGINE: 'on', GATEWAY_LOCAL_THREADS: '1', GATEWAY_TENANT_NODE_DENY_CIDRS: '10.0.0.0/8' });
-    const t = await seedTenant(gw, 'pull');
-    tenantId = t.tenantId;
-    admin = await tokenFor(gw, t.admin.id, tenantId);
-    member = await tokenFor(gw, (await seedUser(gw, tenantId)).id, tenantId);
-    key = (await createApiKey(gw, tenantId, 'pull')).key;
-    const p = await seedTenant(gw, 'pull-platform', ['admin', 'platform_admin']);
-    platformAdmin = await tokenFor(gw, p.admin.id, p.tenantId);
-    const other = await seedTenant(gw, 'pull-other');
-    otherAdmin = await tokenFor(gw, other.admin.id, other.tenantId);
+    const world = await seedWorld(gw, 'pull');
+    admin = world.a.admin.token;
+    member = world.a.member.token;
+    key = world.a.key.key;
+    platformAdmin = world.platform.admin.token;
+    otherAdmin = world.b.admin.token;
   });
   after(async () => {
     await gw?.close();

@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startGateway, seedTenant, seedUser, type TestGateway, tokenFor } from '../helpers/gateway.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { seedWorld } from '../helpers/world.js';
 
 describe('os workspaces', () => {
   let gw: TestGateway;
@@ -10,12 +11,10 @@ describe('os workspaces', () => {
 
   before(async () => {
     gw = await startGateway();
-    const a = await seedTenant(gw, 'a');
-    const b = await seedTenant(gw, 'b');
-    adminA = await tokenFor(gw, a.admin.id, a.tenantId);
-    adminB = await tokenFor(gw, b.admin.id, b.tenantId);
-    const member = await seedUser(gw, a.tenantId);
-    memberA = await tokenFor(gw, member.id, a.tenantId);
+    const world = await seedWorld(gw);
+    adminA = world.a.admin.token;
+    adminB = world.b.admin.token;
+    memberA = world.a.member.token;
   });
   after(() => gw.close());
 

@@ -74,7 +74,7 @@ export function* generateCases(routes: RouteSummary[], fx: Fixture, rng: Rng, to
 // stops at the edge with a 401, and the removed endpoint answers 410 to anything.
 function weightOf(route: RouteSummary, credential: CredentialKind): number {
   let weight = route.schema.body ? 3 : 1;
-  if (credential === 'none' && route.auth !== 'public') weight *= 0.4;
+  if (credential === 'none' && route.access !== 'public') weight *= 0.4;
   if (route.url === '/api/llm/v1/chat/stream') weight *= 0.3;
   return weight;
 }
@@ -148,7 +148,7 @@ function poisonedCase(base: FuzzCase, route: RouteSummary, schema: Schema | unde
 function withJsonBody(c: FuzzCase, value: unknown, route: RouteSummary): FuzzCase {
   if (value === undefined) return c;
   const json = toJsonText(value);
-  const refused = route.url === '/api/llm/v1/chat/stream' ? [410] : route.auth !== 'public' && c.credential === 'none' ? [401] : [400];
+  const refused = route.url === '/api/llm/v1/chat/stream' ? [410] : route.access !== 'public' && c.credential === 'none' ? [401] : [400];
   return {
     ...c,
     headers: { 'content-type': 'application/json', ...c.headers },

@@ -11,6 +11,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = asy
   app.post(
     '/tenants/:tenantId/api-keys',
     {
+      config: { access: 'tenantAdmin' },
       schema: {
         params: TenantParams,
         body: NewApiKey,
@@ -22,29 +23,29 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = asy
 
   app.get(
     '/tenants/:tenantId/api-keys',
-    { schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(ApiKeyRecord) }), ...problems(401, 403, 404) } } },
+    { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(ApiKeyRecord) }), ...problems(401, 403, 404) } } },
     async (request) => ({ data: await listApiKeys(deps, principalOf(request), request.params.tenantId) }),
   );
 
-  app.get('/tenants/:tenantId/api-keys/:keyId', { schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } }, async (request) =>
+  app.get('/tenants/:tenantId/api-keys/:keyId', { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } }, async (request) =>
     getApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId),
   );
 
   app.post(
     '/tenants/:tenantId/api-keys/:keyId/revoke',
-    { schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } },
+    { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } },
     async (request) => setApiKeyStatus(deps, principalOf(request), request.params.tenantId, request.params.keyId, 'revoked'),
   );
 
   app.post(
     '/tenants/:tenantId/api-keys/:keyId/activate',
-    { schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } },
+    { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } },
     async (request) => setApiKeyStatus(deps, principalOf(request), request.params.tenantId, request.params.keyId, 'active'),
   );
 
   app.delete(
     '/tenants/:tenantId/api-keys/:keyId',
-    { schema: { params: KeyParams, response: { 204: Type.Null(), ...problems(401, 403, 404) } } },
+    { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 204: Type.Null(), ...problems(401, 403, 404) } } },
     async (request, reply) => {
       await deleteApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId);
       return reply.code(204).send(null);

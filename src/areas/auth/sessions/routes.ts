@@ -23,7 +23,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
 
   app.post(
     '/login',
-    { config: { auth: 'public' }, schema: { body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 429) } } },
+    { config: { access: 'public' }, schema: { body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 429) } } },
     async (request, reply) => {
       const result = await login(deps, throttle, request.body, request.ip);
       if ('token' in result) setRefreshCookie(reply, result.refreshToken, ttlDays);
@@ -33,7 +33,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
 
   app.post(
     '/refresh',
-    { config: { auth: 'public' }, schema: { body: RefreshBody, response: { 200: SessionResponse, ...problems(400, 401) } } },
+    { config: { access: 'public' }, schema: { body: RefreshBody, response: { 200: SessionResponse, ...problems(400, 401) } } },
     async (request, reply) => {
       const session = await refresh(deps, presentedRefreshToken(request, request.body.refreshToken), request.log);
       setRefreshCookie(reply, session.refreshToken, ttlDays);
@@ -45,7 +45,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
   // to revoke and it still answers 204 and clears the cookie.
   app.post(
     '/logout',
-    { config: { auth: 'public' }, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400) } } },
+    { config: { access: 'public' }, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400) } } },
     async (request, reply) => {
       await logout(deps, presentedRefreshToken(request, request.body.refreshToken));
       clearRefreshCookie(reply);
@@ -53,7 +53,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
     },
   );
 
-  app.get('/me', { schema: { response: { 200: UserSchema, ...problems(401, 403, 404) } } }, async (request) =>
-    currentUser(deps, principalOf(request)),
+  app.get(
+    '/me',
+    { config: { access: 'signedIn' }, schema: { response: { 200: UserSchema, ...problems(401, 403, 404) } } },
+    async (request) => currentUser(deps, principalOf(request)),
   );
 };

@@ -12,25 +12,33 @@ import { disableTwoFactor, enableTwoFactor, setupTwoFactor, verifyTwoFactor, typ
 export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ deps: TwoFactorDeps }> = async (app, { deps }) => {
   const throttle = new Throttle(deps.failures, 'Too many wrong two-factor codes; try again later.');
 
-  app.post('/2fa/setup', { schema: { response: { 200: SetupResponse, ...problems(401, 403, 404, 409) } } }, async (request) =>
-    setupTwoFactor(deps, principalOf(request)),
+  app.post(
+    '/2fa/setup',
+    { config: { access: 'signedIn' }, schema: { response: { 200: SetupResponse, ...problems(401, 403, 404, 409) } } },
+    async (request) => setupTwoFactor(deps, principalOf(request)),
   );
 
   app.post(
     '/2fa/enable',
-    { schema: { body: EnableBody, response: { 200: EnableResponse, ...problems(400, 401, 403, 404, 409, 429) } } },
+    {
+      config: { access: 'signedIn' },
+      schema: { body: EnableBody, response: { 200: EnableResponse, ...problems(400, 401, 403, 404, 409, 429) } },
+    },
     async (request) => enableTwoFactor(deps, throttle, principalOf(request), request.body.code),
   );
 
   app.post(
     '/2fa/disable',
-    { schema: { body: DisableBody, response: { 200: UserSchema, ...problems(400, 401, 403, 404, 409, 429) } } },
+    {
+      config: { access: 'signedIn' },
+      schema: { body: DisableBody, response: { 200: UserSchema, ...problems(400, 401, 403, 404, 409, 429) } },
+    },
     async (request) => disableTwoFactor(deps, throttle, principalOf(request), request.body),
   );
 
   app.post(
     '/verify-2fa',
-    { config: { auth: 'public' }, schema: { body: VerifyBody, response: { 200: SessionResponse, ...problems(400, 401, 429) } } },
+    { config: { access: 'public' }, schema: { body: VerifyBody, response: { 200: SessionResponse, ...problems(400, 401, 429) } } },
     async (request, reply) => {
       const session = await verifyTwoFactor(deps, throttle, request.body);
       setRefreshCookie(reply, session.refreshToken, deps.config.auth.refreshTokenTtlDays);

@@ -16,7 +16,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
 
   app.post(
     '/chat/completions',
-    { schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } } },
+    { config: { access: 'tenant' }, schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } } },
     async (request, reply) => {
       if (!tokenizerLoading) {
         // Usage counting may need the tokenizer at any later request: its one-off load (a

@@ -16,7 +16,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ deps: ModelDeps }> = async
   // `auto` has no creation time of its own: this server's start stands in for it.
   const started = Math.floor(Date.now() / 1000);
 
-  app.get('/models', { schema: { response: { 200: ModelList, ...problems(401) } } }, async (request) => {
+  app.get('/models', { config: { access: 'tenant' }, schema: { response: { 200: ModelList, ...problems(401) } } }, async (request) => {
     const { tenantId } = principalOf(request);
     const models = await deps.router.availableModels(tenantId);
     return {

@@ -33,7 +33,7 @@ export const pullRoutes: FastifyPluginAsyncTypebox<{ deps: PullDeps }> = async (
 
   app.post(
     '/:engine/models/pull/stream',
-    { schema: { params: PullParams, body: PullBody, response: problems(400, 401, 403, 404, 503) } },
+    { config: { access: 'tenantAdmin' }, schema: { params: PullParams, body: PullBody, response: problems(400, 401, 403, 404, 503) } },
     async (request, reply) => {
       const engine = request.params.engine;
       if (!PULL_ENGINES.includes(engine as PullEngine)) {

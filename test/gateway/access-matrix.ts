@@ -1,0 +1,168 @@
+// The authorization matrix that route-security.test.ts generates from the route table:
+// what each declared access level means for each caller of the world (seedWorld), the
+// records of tenant A that a route's path parameters point at, and a minimal body that
+// passes a route's schema, so that the answer is the service's decision about the
+// caller, not a 400 about the input.
+import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
+import { seedUser, type TestGateway } from '../helpers/gateway.js';
+import type { World } from '../helpers/world.js';
+import { createApiKey } from './support.js';
+
+export type Caller = 'member' | 'apiKey' | 'admin' | 'platformAdmin' | 'otherAdmin' | 'otherApiKey';
+/** `allowed`: anything but 401, 403 and 404 (a 400 for the minimal body is fine); or the refusal's status. */
+export type Outcome = 'allowed' | 403 | 404;
+
+/**
+ * Each level, caller by caller, acting on tenant A's records: tenant A's member, API key
+ * and admin; the platform admin (in a tenant of their own); tenant B's admin and key.
+ * A 404 stands for "another tenant's ids": it is checked only on routes whose path
+ * carries tenant A's ids; on others the caller acts on their own tenant. A caller not
+ * listed for a level is not checked there (the platform admin on a tenant's own data
+ * is just another tenant's caller).
+ */
+export const RULES: Record<Exclude<RouteAccess, 'public'>, Partial<Record<Caller, Outcome>>> = {
+  signedIn: { member: 'allowed', apiKey: 403, admin: 'allowed', platformAdmin: 'allowed' },
+  tenant: { member: 'allowed', apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404 },
+  tenantEditor: { member: 403, apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404 },
+  tenantAdmin: { member: 403, apiKey: 403, admin: 'allowed', platformAdmin: 'allowed', otherAdmin: 404 },
+  platformAdmin: { member: 403, apiKey: 403, admin: 403, otherAdmin: 403, platformAdmin: 'allowed' },
+};
+
+export function credentialOf(world: World, caller: Caller): Record<string, string> {
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  switch (caller) {
+    case 'member':
+      return bearer(world.a.member.token);
+    case 'apiKey':
+      return { 'x-api-key': world.a.key.key };
+    case 'admin':
+      return bearer(world.a.admin.token);
+    case 'platformAdmin':
+      return bearer(world.platform.admin.token);
+    case 'otherAdmin':
+      return bearer(world.b.admin.token);
+    case 'otherApiKey':
+      return { 'x-api-key': world.b.key.key };
+  }
+}
+
+/** Path parameters that are not ids of a record, with the value that reaches the route's service. */
+const PLAIN_PARAMS: Record<string, string> = {
+  // An engine that pulls (other names are 404 before anyone is asked who calls).
+  engine: 'local',
+};
+
+/**
+ * The records of tenant A that path parameters name. A read gets the shared record; a
+ * write gets one of its own, so that a DELETE or a revoke that goes through (rightly,
+ * or because a declaration is wrong) takes nothing away from the world.
+ */
+export class TenantARecords {
+  private shared = new Map<string, string>();
+  private seq = 0;
+
+  constructor(
+    private gw: TestGateway,
+    private world: World,
+    /** A loopback address nobody listens on, for compute nodes. */
+    private closedUrl: string,
+  ) {}
+
+  /** Whether the route's path names anything of tenant A. */
+  static carriesIds(route: RouteSummary): boolean {
+    return paramsOf(route.url).some((name) => !(name in PLAIN_PARAMS));
+  }
+
+  async path(route: RouteSummary): Promise<string> {
+    const fresh = route.method !== 'GET' && route.method !== 'HEAD';
+    let path = route.url;
+    for (const name of paramsOf(route.url)) path = path.replace(`:${name}`, await this.value(name, fresh, route));
+    return path;
+  }
+
+  private async value(name: string, fresh: boolean, route: RouteSummary): Promise<string> {
+    if (name in PLAIN_PARAMS) return PLAIN_PARAMS[name]!;
+    if (name === 'tenantId') return this.world.a.tenantId;
+    if (!fresh && this.shared.has(name)) return this.shared.get(name)!;
+    const id = await this.create(name, route);
+    if (!fresh) this.shared.set(name, id);
+    return id;
+  }
+
+  private async create(name: string, route: RouteSummary): Promise<string> {
+    const label = `matrix ${++this.seq}`;
+    switch (name) {
+      case 'userId':
+        return (await seedUser(this.gw, this.world.a.tenantId)).id;
+      case 'keyId':
+        return (await createApiKey(this.gw, this.world.a.tenantId, label)).id;
+      case 'workspaceId':
+        return this.created('/api/os/workspaces', { apiKey: this.world.a.key.key, json: { name: label } });
+      case 'nodeId':
+        return this.created('/api/llm/v1/nodes', {
+          token: this.world.platform.admin.token,
+          json: { name: label, engine: 'openai', url: this.closedUrl, tenantIds: [this.world.a.tenantId] },
+        });
+      default:
+        throw new Error(
+          `${route.method} ${route.url}: the route-security matrix has no record for :${name}. Teach TenantARecords (test/gateway/access-matrix.ts) ` +
+            'to create one in tenant A, or list it in PLAIN_PARAMS if it is not an id.',
+        );
+    }
+  }
+
+  private async created(path: string, options: Parameters<TestGateway['request']>[2]): Promise<string> {
+    const response = await this.gw.request('POST', path, options);
+    if (response.status !== 201) throw new Error(`could not create a record at ${path}: ${response.status} ${response.text}`);
+    return response.body.id;
+  }
+}
+
+function paramsOf(url: string): string[] {
+  return [...url.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+}
+
+/**
+ * Bodies for routes whose service checks the input before the caller, so that the
+ * generated one would get a 400 where the matrix expects the caller's refusal.
+ */
+const BODIES: Record<string, unknown> = {
+  // Exactly one of `code` and `password`, or a 400 before the caller is looked at.
+  'POST /api/auth/2fa/disable': { password: 'not the password' },
+};
+
+type Schema = { [keyword: string]: any };
+let seq = 0;
+
+/** The body to send: none for routes without a body schema, else the smallest that passes it. */
+export function bodyFor(route: RouteSummary): unknown {
+  const key = `${route.method} ${route.url}`;
+  if (key in BODIES) return BODIES[key];
+  const schema = route.schema.body as Schema | undefined;
+  return schema && ['POST', 'PUT', 'PATCH'].includes(route.method) ? minimalValue(schema) : undefined;
+}
+
+/** Required fields only, each with a plain value: unique letters and digits, a future date, the first choice. */
+function minimalValue(schema: Schema): unknown {
+  if ('const' in schema) return schema.const;
+  if (schema.anyOf) return minimalValue(schema.anyOf.find((branch: Schema) => branch.type !== 'null') ?? schema.anyOf[0]);
+  switch (schema.type) {
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const name of schema.required ?? []) out[name] = minimalValue(schema.properties[name]);
+      return out;
+    }
+    case 'array':
+      return Array.from({ length: schema.minItems ?? 0 }, () => minimalValue(schema.items ?? {}));
+    case 'string':
+      if (schema.format === 'date-time') return new Date(Date.now() + 86_400_000).toISOString();
+      return `access${++seq}`.padEnd(schema.minLength ?? 0, 'x');
+    case 'integer':
+    case 'number':
+      return schema.minimum ?? 1;
+    case 'boolean':
+      return false;
+    default:
+      return null;
+  }
+}
