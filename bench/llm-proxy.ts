@@ -37,7 +37,16 @@ import { VERSION } from '../src/context.js';
 import { startChild } from './support/children.js';
 import { startGateway, type GatewayChild } from './support/gateway.js';
 import { checkJson, checkStream } from './support/checks.js';
-import { barePath, directPath, FirstBytePool, gatewayPath, measureSaturation, medians, PacedPool, type Path } from './support/llm-measure.js';
+import {
+  barePath,
+  directPath,
+  FirstBytePool,
+  gatewayPath,
+  measureSaturation,
+  medians,
+  PacedPool,
+  type Path,
+} from './support/llm-measure.js';
 import { boundedInt, fmt } from './support/stats.js';
 import { printReport, verdicts, type SaturationRow } from './support/llm-report.js';
 
@@ -88,7 +97,8 @@ async function main(): Promise<void> {
     const saturationOptions = { connections: CONNECTIONS, seconds: DURATION, warmupSeconds: WARMUP };
     for (let round = 0; round < ROUNDS; round++) {
       if (ROUNDS > 1) console.log(` round ${round + 1} of ${ROUNDS}`);
-      for (const mode of MODES) for (const p of throughputPaths) rounds.push(await measureSaturation(p, mode, upstream, round, saturationOptions));
+      for (const mode of MODES)
+        for (const p of throughputPaths) rounds.push(await measureSaturation(p, mode, upstream, round, saturationOptions));
     }
 
     console.log(`fixed rate, ${RATE} req/s (open loop):`);
@@ -105,7 +115,8 @@ async function main(): Promise<void> {
 
     console.log('streaming, time to first byte:');
     const firstBytePools = [1, TTFB_CONCURRENCY].flatMap((concurrency) => paths.map((p) => new FirstBytePool(p, concurrency)));
-    for (let round = 0; round < ROUNDS; round++) for (const pool of firstBytePools) await pool.round(round, Math.ceil(TTFB_REQUESTS / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const pool of firstBytePools) await pool.round(round, Math.ceil(TTFB_REQUESTS / ROUNDS));
 
     const saturation = medians(rounds);
     const pacedRows = pacedPools.map((pool) => pool.row());
@@ -115,19 +126,47 @@ async function main(): Promise<void> {
     const checks = verdicts(saturation, pacedRows, firstBytes, RATE);
     printReport(saturation, pacedRows, firstBytes, checks, RATE);
     const busiest = Math.max(loadBefore[0]!, loadAfter[0]!);
-    console.log(`\nload average (1 min) before ${fmt(loadBefore[0]!, 2)}, after ${fmt(loadAfter[0]!, 2)} on ${os.cpus().length} CPUs (this bench alone keeps about 2 busy)`);
-    if (busiest > os.cpus().length + 1) console.log('WARNING: other work was competing for the CPUs: latency figures especially are unreliable; run again on a quiet machine.');
+    console.log(
+      `\nload average (1 min) before ${fmt(loadBefore[0]!, 2)}, after ${fmt(loadAfter[0]!, 2)} on ${os.cpus().length} CPUs (this bench alone keeps about 2 busy)`,
+    );
+    if (busiest > os.cpus().length + 1)
+      console.log(
+        'WARNING: other work was competing for the CPUs: latency figures especially are unreliable; run again on a quiet machine.',
+      );
 
     const resultsDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'results');
     mkdirSync(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `llm-proxy-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     const settings = {
-      rounds: ROUNDS, connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, rate: RATE, rateDurationSeconds: RATE_DURATION,
-      ttfbRequests: TTFB_REQUESTS, ttfbConcurrency: TTFB_CONCURRENCY, logLevel: LOG_LEVEL,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      durationSeconds: DURATION,
+      warmupSeconds: WARMUP,
+      rate: RATE,
+      rateDurationSeconds: RATE_DURATION,
+      ttfbRequests: TTFB_REQUESTS,
+      ttfbConcurrency: TTFB_CONCURRENCY,
+      logLevel: LOG_LEVEL,
     };
     writeFileSync(
       file,
-      JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, loadAverage: { before: loadBefore, after: loadAfter }, settings, saturation, rounds, paced: pacedRows, gatewayPausesAtFixedRate: pauses ?? null, firstByte: firstBytes, checks }, null, 2),
+      JSON.stringify(
+        {
+          version: VERSION,
+          node: process.version,
+          cpus: os.cpus().length,
+          loadAverage: { before: loadBefore, after: loadAfter },
+          settings,
+          saturation,
+          rounds,
+          paced: pacedRows,
+          gatewayPausesAtFixedRate: pauses ?? null,
+          firstByte: firstBytes,
+          checks,
+        },
+        null,
+        2,
+      ),
     );
     console.log(`results written to ${path.relative(process.cwd(), file)}`);
     if (CPU_PROF) console.log(`gateway CPU profile: ${CPU_PROF} (written when the gateway stops)`);

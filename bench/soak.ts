@@ -59,7 +59,10 @@ class SteadyLoad {
   private timer: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly gateway: GatewayChild, private readonly rate: number) {
+  constructor(
+    private readonly gateway: GatewayChild,
+    private readonly rate: number,
+  ) {
     const url = new URL(gateway.chatUrl);
     this.pool = new Pool(url.origin, { connections: 64, keepAliveTimeout: 60_000 });
     this.path = url.pathname;
@@ -82,7 +85,12 @@ class SteadyLoad {
   private async one(body: string): Promise<void> {
     const t0 = performance.now();
     try {
-      const answer = await this.pool.request({ path: this.path, method: 'POST', headers: { 'content-type': 'application/json', ...this.gateway.headers }, body });
+      const answer = await this.pool.request({
+        path: this.path,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...this.gateway.headers },
+        body,
+      });
       await answer.body.arrayBuffer();
       if (answer.statusCode === 200) {
         this.counts.ok++;
@@ -115,12 +123,19 @@ function growthVerdict(samples: Sample[]): { secondHalfGrowth: number; midRss: n
   const span = secondHalf[secondHalf.length - 1]!.t - secondHalf[0]!.t;
   const secondHalfGrowth = perSecond * span;
   const midRss = secondHalf[0]!.rss;
-  return { secondHalfGrowth, midRss, slopeMiBPerMinute: (perSecond * 60) / MiB, levelsOff: secondHalfGrowth < 0.1 * midRss || secondHalfGrowth < 20 * MiB };
+  return {
+    secondHalfGrowth,
+    midRss,
+    slopeMiBPerMinute: (perSecond * 60) / MiB,
+    levelsOff: secondHalfGrowth < 0.1 * midRss || secondHalfGrowth < 20 * MiB,
+  };
 }
 
 async function main(): Promise<void> {
   if (process.platform !== 'linux') throw new Error('the soak reads memory from /proc: Linux only');
-  console.log(`gateway ${VERSION} soak: ${SECONDS} s at ${RATE} req/s (half JSON, half streaming), sampled every ${SAMPLE_SECONDS} s; log level ${LOG_LEVEL}; node ${process.version}, ${os.cpus().length} CPUs`);
+  console.log(
+    `gateway ${VERSION} soak: ${SECONDS} s at ${RATE} req/s (half JSON, half streaming), sampled every ${SAMPLE_SECONDS} s; log level ${LOG_LEVEL}; node ${process.version}, ${os.cpus().length} CPUs`,
+  );
   const upstream = await startChild<{ url: string }>('instant upstream', './instant-upstream.ts');
   let gateway: GatewayChild | undefined;
   try {
@@ -135,7 +150,9 @@ async function main(): Promise<void> {
     const first = await gateway.memory();
     console.log(`before the load: RSS ${mib(rssBytes(pid))}, heap used ${mib(first.heapUsed)}`);
     load.start();
-    console.log('| minute | RSS | heap used | heap total | external | req/s | p50 ms | p99 ms | CPU | of which main thread | non-2xx | errors |');
+    console.log(
+      '| minute | RSS | heap used | heap total | external | req/s | p50 ms | p99 ms | CPU | of which main thread | non-2xx | errors |',
+    );
     console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
     let printedAt = 0;
     let minute = { ok: 0, non2xx: 0, errors: 0, latencies: [] as number[] };
@@ -165,7 +182,12 @@ async function main(): Promise<void> {
       cpuBefore = cpuNow;
       mainBefore = mainNow;
       lastSampleAt = now;
-      minute = { ok: minute.ok + taken.ok, non2xx: minute.non2xx + taken.non2xx, errors: minute.errors + taken.errors, latencies: minute.latencies.concat(taken.latencies) };
+      minute = {
+        ok: minute.ok + taken.ok,
+        non2xx: minute.non2xx + taken.non2xx,
+        errors: minute.errors + taken.errors,
+        latencies: minute.latencies.concat(taken.latencies),
+      };
       if (elapsed % 60 === 0 || elapsed + SAMPLE_SECONDS > SECONDS) {
         const s = samples[samples.length - 1]!;
         const window = elapsed - printedAt;
@@ -173,7 +195,9 @@ async function main(): Promise<void> {
         const cpu = since.reduce((sum, x) => sum + x.cpuShare, 0) / since.length;
         const main = since.reduce((sum, x) => sum + x.mainThreadCpuShare, 0) / since.length;
         const m = summarize(minute.latencies);
-        console.log(`| ${fmt(elapsed / 60, 1)} | ${mib(s.rss)} | ${mib(s.heapUsed)} | ${mib(s.heapTotal)} | ${mib(s.external)} | ${fmt(minute.ok / window, 0)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(cpu * 100, 0)} % | ${fmt(main * 100, 0)} % | ${minute.non2xx} | ${minute.errors} |`);
+        console.log(
+          `| ${fmt(elapsed / 60, 1)} | ${mib(s.rss)} | ${mib(s.heapUsed)} | ${mib(s.heapTotal)} | ${mib(s.external)} | ${fmt(minute.ok / window, 0)} | ${fmt(m.p50, 2)} | ${fmt(m.p99, 2)} | ${fmt(cpu * 100, 0)} % | ${fmt(main * 100, 0)} % | ${minute.non2xx} | ${minute.errors} |`,
+        );
         minute = { ok: 0, non2xx: 0, errors: 0, latencies: [] };
         printedAt = elapsed;
       }
@@ -183,7 +207,11 @@ async function main(): Promise<void> {
     const rss = samples.map((s) => s.rss);
     const verdict = growthVerdict(samples);
     const heapSlope = (slope(samples.filter((s) => s.t >= SECONDS / 2).map((s) => ({ x: s.t, y: s.heapUsed }))) * 60) / MiB;
-    const totals = samples.reduce((sum, s) => ({ ok: sum.ok + s.ok, non2xx: sum.non2xx + s.non2xx, errors: sum.errors + s.errors }), { ok: 0, non2xx: 0, errors: 0 });
+    const totals = samples.reduce((sum, s) => ({ ok: sum.ok + s.ok, non2xx: sum.non2xx + s.non2xx, errors: sum.errors + s.errors }), {
+      ok: 0,
+      non2xx: 0,
+      errors: 0,
+    });
     console.log();
     console.log(`requests: ${totals.ok} answered 200, ${totals.non2xx} non-2xx, ${totals.errors} errors`);
     console.log(`RSS: first sample ${mib(rss[0]!)}, end ${mib(rss[rss.length - 1]!)}, max ${mib(Math.max(...rss))}`);
@@ -191,14 +219,31 @@ async function main(): Promise<void> {
       `second half: RSS ${verdict.secondHalfGrowth >= 0 ? '+' : ''}${mib(verdict.secondHalfGrowth)} (${fmt((verdict.secondHalfGrowth / verdict.midRss) * 100, 1)} %; slope ${fmt(verdict.slopeMiBPerMinute, 3)} MiB/min); ` +
         `heap used slope ${fmt(heapSlope, 3)} MiB/min`,
     );
-    console.log(`verdict: ${verdict.levelsOff ? 'PASS: memory levels off' : 'FAIL: memory keeps growing'} (second-half growth < 10 % or < 20 MiB)`);
+    console.log(
+      `verdict: ${verdict.levelsOff ? 'PASS: memory levels off' : 'FAIL: memory keeps growing'} (second-half growth < 10 % or < 20 MiB)`,
+    );
 
     const resultsDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'results');
     mkdirSync(resultsDir, { recursive: true });
     const file = path.join(resultsDir, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(
       file,
-      JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, seconds: SECONDS, rate: RATE, logLevel: LOG_LEVEL, totals, verdict, heapUsedSlopeMiBPerMinute: heapSlope, samples }, null, 2),
+      JSON.stringify(
+        {
+          version: VERSION,
+          node: process.version,
+          cpus: os.cpus().length,
+          seconds: SECONDS,
+          rate: RATE,
+          logLevel: LOG_LEVEL,
+          totals,
+          verdict,
+          heapUsedSlopeMiBPerMinute: heapSlope,
+          samples,
+        },
+        null,
+        2,
+      ),
     );
     console.log(`results written to ${path.relative(process.cwd(), file)}`);
   } finally {

@@ -51,7 +51,15 @@ async function load(url: string, headers: Record<string, string>, duration: numb
 
 function row(name: string, result: Result): Row {
   const requests = Object.values(result.statusCodeStats ?? {}).reduce((sum, s) => sum + Number(s.count), 0) || result.requests.total;
-  return { name, requests, rps: requests / result.duration, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors };
+  return {
+    name,
+    requests,
+    rps: requests / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
 }
 
 async function main(): Promise<void> {
@@ -62,7 +70,9 @@ async function main(): Promise<void> {
     GATEWAY_LOG_LEVEL: LOG_LEVEL,
     GATEWAY_SECRET: randomBytes(32).toString('base64url'),
   });
-  console.log(`gateway ${VERSION} bench: embedded database in ${dataDir}; ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up, log level ${LOG_LEVEL}`);
+  console.log(
+    `gateway ${VERSION} bench: embedded database in ${dataDir}; ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up, log level ${LOG_LEVEL}`,
+  );
   const ctx = await createContext(config);
   // The gateway's own asynchronous destination, pointed at /dev/null so log lines cost what they cost without filling the terminal.
   const app = await buildApp(ctx, { logStream: pino.destination({ dest: '/dev/null', sync: false }) });
@@ -75,7 +85,8 @@ async function main(): Promise<void> {
     const tenant = await createTenant(ctx, `bench-${randomBytes(3).toString('hex')}`);
     const { key } = await issueApiKey(ctx, tenant.id, { name: 'bench' }, null);
     const principal = { tenantId: tenant.id, kind: 'apiKey' as const, subject: 'bench', roles: [], scopes: [] };
-    for (let i = 0; i < WORKSPACES; i++) await createWorkspace(ctx, principal, { name: `Workspace ${i}`, description: 'seeded by the benchmark' });
+    for (let i = 0; i < WORKSPACES; i++)
+      await createWorkspace(ctx, principal, { name: `Workspace ${i}`, description: 'seeded by the benchmark' });
 
     // Sanity: the request we measure answers 200 with the seeded data.
     const check = await fetch(`${base}/api/os/workspaces`, { headers: { 'x-api-key': key } });
@@ -113,7 +124,10 @@ async function main(): Promise<void> {
     // The edge alone: the same credential path (cached key, internal token, guard) on a
     // route that answers without touching the database (a malformed id is a 404 by shape).
     const edgeMark = ctx.db.stats.queries;
-    const edgeOnly = row('edge only: authenticated 404, no DB', await load(`${base}/api/os/workspaces/not-an-id`, { 'x-api-key': key }, DURATION));
+    const edgeOnly = row(
+      'edge only: authenticated 404, no DB',
+      await load(`${base}/api/os/workspaces/not-an-id`, { 'x-api-key': key }, DURATION),
+    );
     const edgeQueries = ctx.db.stats.queries - edgeMark;
     const health = row('GET /health (gateway, no auth)', await load(`${base}/health`, {}, DURATION));
     const baseline = row('bare node:http, same JSON', await load(bareUrl, {}, DURATION));
@@ -122,7 +136,8 @@ async function main(): Promise<void> {
     console.log();
     console.log('| run | requests | req/s | p50 ms | p99 ms | non-2xx | errors |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
-    for (const r of rows) console.log(`| ${r.name} | ${r.requests} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`);
+    for (const r of rows)
+      console.log(`| ${r.name} | ${r.requests} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`);
     console.log();
     const ratio = workspaces.rps / baseline.rps;
     console.log(`authenticated list / bare node:http: ${(ratio * 100).toFixed(1)} % of the baseline's requests/s`);
@@ -131,8 +146,11 @@ async function main(): Promise<void> {
       `database queries per request during the list run: ${(queries / workspaces.requests).toFixed(3)} ` +
         `(${queries} queries for ${workspaces.requests} requests; API-key lookups: ${lookups}; the one query per request is the list itself)`,
     );
-    console.log(`authenticated edge path without the database / bare node:http: ${((edgeOnly.rps / baseline.rps) * 100).toFixed(1)} % (${edgeQueries} queries in that run)`);
-    if (workspaces.non2xx > 0 || workspaces.errors > 0) console.log('WARNING: the measured run had non-2xx answers or errors; the figures are not valid.');
+    console.log(
+      `authenticated edge path without the database / bare node:http: ${((edgeOnly.rps / baseline.rps) * 100).toFixed(1)} % (${edgeQueries} queries in that run)`,
+    );
+    if (workspaces.non2xx > 0 || workspaces.errors > 0)
+      console.log('WARNING: the measured run had non-2xx answers or errors; the figures are not valid.');
 
     const resultsDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'results');
     mkdirSync(resultsDir, { recursive: true });
@@ -140,7 +158,18 @@ async function main(): Promise<void> {
     writeFileSync(
       file,
       JSON.stringify(
-        { version: VERSION, node: process.version, cpus: os.cpus().length, connections: CONNECTIONS, durationSeconds: DURATION, rows, ratio, queries, keyLookups: lookups, edgeOnlyQueries: edgeQueries },
+        {
+          version: VERSION,
+          node: process.version,
+          cpus: os.cpus().length,
+          connections: CONNECTIONS,
+          durationSeconds: DURATION,
+          rows,
+          ratio,
+          queries,
+          keyLookups: lookups,
+          edgeOnlyQueries: edgeQueries,
+        },
         null,
         2,
       ),

@@ -10,7 +10,9 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 process.chdir(root);
 
 const filter = process.argv.slice(2);
-const files = walk('test').filter((f) => f.endsWith('.test.ts') && (filter.length === 0 || filter.some((x) => f.includes(x)))).sort();
+const files = walk('test')
+  .filter((f) => f.endsWith('.test.ts') && (filter.length === 0 || filter.some((x) => f.includes(x))))
+  .sort();
 
 // One template per run, removed afterwards, so concurrent runs never share one.
 process.env.TEST_RUN_ID ??= String(process.pid);
@@ -22,9 +24,13 @@ const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 // A test stuck on a wait with no deadline of its own (a query, a fetch) fails after
 // this long instead of hanging the run until CI kills it; the slowest test takes ~30 s.
 const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, '--test-reporter=spec', ...files], {
-  stdio: 'inherit',
-});
+const run = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, `--test-timeout=${timeout}`, '--test-reporter=spec', ...files],
+  {
+    stdio: 'inherit',
+  },
+);
 rmSync(templateDir, { recursive: true, force: true });
 process.exit(run.status ?? 1);
 

@@ -45,7 +45,11 @@ export async function createContext(
   log: (message: string) => void = () => {},
   options: { onDatabaseCrash?: (error: Error) => void } = {},
 ): Promise<AppContext> {
-  const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, ...(options.onDatabaseCrash ? { onCrash: options.onDatabaseCrash } : {}) });
+  const db = await openDatabase({
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    ...(options.onDatabaseCrash ? { onCrash: options.onDatabaseCrash } : {}),
+  });
   try {
     // Without pgvector the context still opens (vector: false); the server's banner warns once.
     const migration = await migrate(db, log);
@@ -85,7 +89,9 @@ export async function createContext(
 // Without GATEWAY_SECRET the master secret is generated on first start and kept in
 // the database, so replicas sharing the database agree on every derived key.
 async function storedMasterSecret(db: Database): Promise<string> {
-  await db.query(`INSERT INTO platform_secrets (name, value) VALUES ('master', $1) ON CONFLICT (name) DO NOTHING`, [generateMasterSecret()]);
+  await db.query(`INSERT INTO platform_secrets (name, value) VALUES ('master', $1) ON CONFLICT (name) DO NOTHING`, [
+    generateMasterSecret(),
+  ]);
   const [row] = await db.query<{ value: string }>(`SELECT value FROM platform_secrets WHERE name = 'master'`);
   return row!.value;
 }

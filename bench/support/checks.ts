@@ -8,7 +8,11 @@ import type { Target } from './load.js';
 const REPLY = REPLY_TOKENS.join('');
 
 export async function checkJson(target: Target): Promise<void> {
-  const answer = await request(target.url, { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: target.body });
+  const answer = await request(target.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...target.headers },
+    body: target.body,
+  });
   const text = await answer.body.text();
   if (answer.statusCode !== 200) throw new Error(`${target.name}: ${answer.statusCode} ${text.slice(0, 300)}`);
   const body = JSON.parse(text) as { choices?: { message?: { content?: string } }[]; usage?: { total_tokens?: number } };
@@ -17,10 +21,15 @@ export async function checkJson(target: Target): Promise<void> {
 }
 
 export async function checkStream(target: Target): Promise<void> {
-  const answer = await request(target.url, { method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body: target.body });
+  const answer = await request(target.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...target.headers },
+    body: target.body,
+  });
   const text = await answer.body.text();
   if (answer.statusCode !== 200) throw new Error(`${target.name}: ${answer.statusCode} ${text.slice(0, 300)}`);
-  if (!String(answer.headers['content-type']).startsWith('text/event-stream')) throw new Error(`${target.name}: content-type ${answer.headers['content-type']}`);
+  if (!String(answer.headers['content-type']).startsWith('text/event-stream'))
+    throw new Error(`${target.name}: content-type ${answer.headers['content-type']}`);
   let content = '';
   let usage = false;
   const frames = text.split('\n\n').filter((frame) => frame.startsWith('data: '));

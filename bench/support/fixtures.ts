@@ -19,7 +19,12 @@ export function gatewayRequestBody(stream: boolean): string {
 
 /** The equivalent request sent straight to the upstream (direct and through the bare proxy). */
 export function upstreamRequestBody(stream: boolean): string {
-  const body: Record<string, unknown> = { model: BENCH_MODEL, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1024, temperature: 0.7 };
+  const body: Record<string, unknown> = {
+    model: BENCH_MODEL,
+    messages: [{ role: 'user', content: 'hi' }],
+    max_tokens: 1024,
+    temperature: 0.7,
+  };
   if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
   return JSON.stringify(body);
 }

@@ -28,7 +28,8 @@ const jsonAnswer = Buffer.from(
   }),
 );
 
-const frame = (choices: unknown[], extra: object = {}) => `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: BENCH_MODEL, choices, ...extra })}\n\n`;
+const frame = (choices: unknown[], extra: object = {}) =>
+  `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: BENCH_MODEL, choices, ...extra })}\n\n`;
 const streamFrames = [
   frame([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]),
   ...REPLY_TOKENS.map((content) => frame([{ index: 0, delta: { content }, finish_reason: null }])),

@@ -22,7 +22,12 @@ export function directPath(upstream: Child<{ url: string }>): Path {
   return {
     name: 'direct',
     proxyPid: undefined,
-    target: (mode) => ({ name: `direct ${mode}`, url: `${upstream.info.url}/v1/chat/completions`, headers: {}, body: upstreamRequestBody(mode === 'stream') }),
+    target: (mode) => ({
+      name: `direct ${mode}`,
+      url: `${upstream.info.url}/v1/chat/completions`,
+      headers: {},
+      body: upstreamRequestBody(mode === 'stream'),
+    }),
   };
 }
 
@@ -30,7 +35,12 @@ export function barePath(bare: Child<{ url: string }>): Path {
   return {
     name: 'bare proxy',
     proxyPid: bare.pid,
-    target: (mode) => ({ name: `bare proxy ${mode}`, url: `${bare.info.url}/v1/chat/completions`, headers: {}, body: upstreamRequestBody(mode === 'stream') }),
+    target: (mode) => ({
+      name: `bare proxy ${mode}`,
+      url: `${bare.info.url}/v1/chat/completions`,
+      headers: {},
+      body: upstreamRequestBody(mode === 'stream'),
+    }),
   };
 }
 
@@ -39,7 +49,12 @@ export function gatewayPath(name: PathName, gateway: GatewayChild): Path {
     name,
     proxyPid: gateway.pid,
     dbQueries: async () => (await gateway.stats()).dbQueries!,
-    target: (mode) => ({ name: `${name} ${mode}`, url: gateway.chatUrl, headers: gateway.headers, body: gatewayRequestBody(mode === 'stream') }),
+    target: (mode) => ({
+      name: `${name} ${mode}`,
+      url: gateway.chatUrl,
+      headers: gateway.headers,
+      body: gatewayRequestBody(mode === 'stream'),
+    }),
   };
 }
 
@@ -56,7 +71,13 @@ export interface SaturationOptions {
   warmupSeconds: number;
 }
 
-export async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ url: string }>, round: number, options: SaturationOptions): Promise<SaturationRow> {
+export async function measureSaturation(
+  p: Path,
+  mode: Mode,
+  upstream: Child<{ url: string }>,
+  round: number,
+  options: SaturationOptions,
+): Promise<SaturationRow> {
   const target = p.target(mode);
   if (options.warmupSeconds > 0 && round === 0) await saturate(target, options.connections, options.warmupSeconds);
   await settle();
@@ -75,8 +96,10 @@ export async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ u
   const upstreamConnections = after.connections - before.connections;
   // One upstream request per client request (a proxy that retried would show more),
   // over kept-alive connections (a proxy that closes them shows one per request).
-  if (upstreamRequests > value.requests + options.connections) console.log(`  note: ${target.name}: the upstream served ${upstreamRequests} requests for ${value.requests} answered`);
-  if (upstreamConnections > options.connections * 2) console.log(`  note: ${target.name}: the upstream accepted ${upstreamConnections} new connections for ${value.requests} requests`);
+  if (upstreamRequests > value.requests + options.connections)
+    console.log(`  note: ${target.name}: the upstream served ${upstreamRequests} requests for ${value.requests} answered`);
+  if (upstreamConnections > options.connections * 2)
+    console.log(`  note: ${target.name}: the upstream accepted ${upstreamConnections} new connections for ${value.requests} requests`);
   const row: SaturationRow = {
     ...value,
     path: p.name,
@@ -89,7 +112,9 @@ export async function measureSaturation(p: Path, mode: Mode, upstream: Child<{ u
     dbQueriesPerRequest: queries === undefined ? null : queries / value.requests,
     round,
   };
-  console.log(`  ${target.name}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, proxy CPU ${row.proxyCpuMsPerRequest === null ? '–' : fmt(row.proxyCpuMsPerRequest, 3)} ms/req`);
+  console.log(
+    `  ${target.name}: ${fmt(row.rps, 0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, proxy CPU ${row.proxyCpuMsPerRequest === null ? '–' : fmt(row.proxyCpuMsPerRequest, 3)} ms/req`,
+  );
   return row;
 }
 
@@ -126,7 +151,11 @@ export class PacedPool {
   private samples: PacedSamples = { sent: 0, seconds: 0, latencies: [], non2xx: 0, errors: 0 };
   private proxyCpuMs = 0;
 
-  constructor(readonly path: Path, readonly mode: Mode, private readonly rate: number) {}
+  constructor(
+    readonly path: Path,
+    readonly mode: Mode,
+    private readonly rate: number,
+  ) {}
 
   async round(index: number, seconds: number): Promise<void> {
     const target = this.path.target(this.mode);
@@ -166,7 +195,10 @@ export class PacedPool {
 export class FirstBytePool {
   private samples: FirstByteSamples = { firstBytes: [], firstTokens: [], completes: [], failures: 0 };
 
-  constructor(readonly path: Path, readonly concurrency: number) {}
+  constructor(
+    readonly path: Path,
+    readonly concurrency: number,
+  ) {}
 
   async round(index: number, requests: number): Promise<void> {
     const target = this.path.target('stream');
@@ -179,11 +211,20 @@ export class FirstBytePool {
       completes: this.samples.completes.concat(value.completes),
       failures: this.samples.failures + value.failures,
     };
-    console.log(`  ${target.name} ×${this.concurrency}: first byte p50 ${fmt(summarize(value.firstBytes).p50, 3)} ms, first token p50 ${fmt(summarize(value.firstTokens).p50, 3)} ms`);
+    console.log(
+      `  ${target.name} ×${this.concurrency}: first byte p50 ${fmt(summarize(value.firstBytes).p50, 3)} ms, first token p50 ${fmt(summarize(value.firstTokens).p50, 3)} ms`,
+    );
   }
 
   row(): FirstByteRow {
     const { firstBytes, firstTokens, completes, failures } = this.samples;
-    return { path: this.path.name, concurrency: this.concurrency, firstByte: summarize(firstBytes), firstToken: summarize(firstTokens), complete: summarize(completes), failures };
+    return {
+      path: this.path.name,
+      concurrency: this.concurrency,
+      firstByte: summarize(firstBytes),
+      firstToken: summarize(firstTokens),
+      complete: summarize(completes),
+      failures,
+    };
   }
 }

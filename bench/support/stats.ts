@@ -12,7 +12,8 @@ export interface Summary {
 /** Nearest-rank percentiles of `values` (ms). */
 export function summarize(values: number[]): Summary {
   const sorted = Float64Array.from(values).sort();
-  const at = (p: number) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!);
+  const at = (p: number) =>
+    sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
   const mean = sorted.length === 0 ? NaN : sorted.reduce((sum, v) => sum + v, 0) / sorted.length;
   return { count: sorted.length, mean, p50: at(50), p90: at(90), p99: at(99), max: sorted.length === 0 ? NaN : sorted[sorted.length - 1]! };
 }

@@ -50,7 +50,8 @@ export function checkArgs(spec: CommandSpec, args: unknown): CommandArgs {
 }
 
 /** A string option as given, or undefined. */
-export const str = (args: CommandArgs, key: string): string | undefined => (typeof args[key] === 'string' ? (args[key] as string) : undefined);
+export const str = (args: CommandArgs, key: string): string | undefined =>
+  typeof args[key] === 'string' ? (args[key] as string) : undefined;
 
 /** `key: value` lines, aligned, skipping absent values. */
 export function fields(entries: [string, unknown][]): string[] {
@@ -67,7 +68,8 @@ export function table(headers: string[], rows: unknown[][]): string[] {
 }
 
 /** `2030-01-01T12:00:00.000Z` as `2030-01-01 12:00:00Z`: shorter, still UTC. */
-export const timestamp = (iso: unknown): string | undefined => (typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : undefined);
+export const timestamp = (iso: unknown): string | undefined =>
+  typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : undefined;
 
 // Names come from API callers too, and the API accepts any characters in them: a
 // newline would break a listing into false rows, and an escape sequence could

@@ -3,11 +3,20 @@
 // server holds the embedded database, commands go to it instead of opening it.
 import http from 'node:http';
 import { statSync } from 'node:fs';
-import { CONTROL_COMMAND_PATH, CONTROL_TIMEOUT_MS, controlSocketPath, type ControlAnswer, type ControlRequest } from '../server/control-protocol.js';
+import {
+  CONTROL_COMMAND_PATH,
+  CONTROL_TIMEOUT_MS,
+  controlSocketPath,
+  type ControlAnswer,
+  type ControlRequest,
+} from '../server/control-protocol.js';
 
 /** The server's answer to a command that failed, carried back to the CLI as an error. */
 export class ControlCommandError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -31,7 +40,12 @@ export async function sendCommand(dataDir: string, command: string, args: Record
   const body = JSON.stringify({ command, args } satisfies ControlRequest);
   const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
     const request = http.request(
-      { socketPath, method: 'POST', path: CONTROL_COMMAND_PATH, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        socketPath,
+        method: 'POST',
+        path: CONTROL_COMMAND_PATH,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -16,7 +16,12 @@ import { ControlUnavailableError, sendCommand } from './control-client.js';
 const SERVER_START_WAIT_MS = 30_000;
 const RETRY_MS = 200;
 
-export async function executeCommand(config: Config, spec: CommandSpec, args: CommandArgs, notice: (line: string) => void): Promise<Record<string, unknown>> {
+export async function executeCommand(
+  config: Config,
+  spec: CommandSpec,
+  args: CommandArgs,
+  notice: (line: string) => void,
+): Promise<Record<string, unknown>> {
   if (config.databaseUrl) return runDirectly(config, spec, args, notice);
   const deadline = Date.now() + SERVER_START_WAIT_MS;
   for (;;) {
@@ -45,7 +50,12 @@ export async function executeCommand(config: Config, spec: CommandSpec, args: Co
   }
 }
 
-async function runDirectly(config: Config, spec: CommandSpec, args: CommandArgs, notice: (line: string) => void): Promise<Record<string, unknown>> {
+async function runDirectly(
+  config: Config,
+  spec: CommandSpec,
+  args: CommandArgs,
+  notice: (line: string) => void,
+): Promise<Record<string, unknown>> {
   if (spec.name === 'migrate') {
     // Not createContext: it migrates on open, and this command should report what it applied.
     const db = await openDatabase({ dataDir: config.dataDir, databaseUrl: config.databaseUrl, poolSize: 1 });

@@ -9,7 +9,10 @@ function newKey(args: CommandArgs): NewApiKey {
   const customerId = str(args, 'customer');
   return {
     name: str(args, 'name')!,
-    scopes: (str(args, 'scopes') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    scopes: (str(args, 'scopes') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     ...(expiresAt !== undefined ? { expiresAt } : {}),
     ...(customerId !== undefined ? { customerId } : {}),
   };
@@ -18,7 +21,7 @@ function newKey(args: CommandArgs): NewApiKey {
 export const keyCommands: CommandSpec[] = [
   {
     name: 'keys create',
-    summary: "Create an API key for a tenant; the key is shown once, only the keyed hash is stored.",
+    summary: 'Create an API key for a tenant; the key is shown once, only the keyed hash is stored.',
     options: {
       tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant the key belongs to (ten_…).' },
       name: { type: 'string', required: true, value: '<name>', description: 'A label for the key (up to 200 characters).' },
@@ -40,7 +43,14 @@ export const keyCommands: CommandSpec[] = [
         '',
         `  ${key.key}`,
         '',
-        ...fields([['id', key.id], ['tenant', key.tenantId], ['masked', key.maskedKey], ['scopes', JSON.parse(String(key.scopes)) as string[]], ['expires', key.expiresAt], ['customer', key.customerId]]),
+        ...fields([
+          ['id', key.id],
+          ['tenant', key.tenantId],
+          ['masked', key.maskedKey],
+          ['scopes', JSON.parse(String(key.scopes)) as string[]],
+          ['expires', key.expiresAt],
+          ['customer', key.customerId],
+        ]),
         'Use it as "X-API-Key: <key>" or "Authorization: Bearer <key>".',
       ];
     },
@@ -48,13 +58,21 @@ export const keyCommands: CommandSpec[] = [
   {
     name: 'keys list',
     summary: "List a tenant's API keys, masked: a key is shown in full only when it is created.",
-    options: { tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant whose keys to list (ten_…; see "tenants list").' } },
+    options: {
+      tenant: {
+        type: 'string',
+        required: true,
+        value: '<tenantId>',
+        description: 'The tenant whose keys to list (ten_…; see "tenants list").',
+      },
+    },
     async run(deps, args) {
       return { data: await tenantApiKeys(deps, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/api-keys
     },
     describe(result) {
       const keys = result.data as ApiKeyRecord[];
-      if (keys.length === 0) return ['The tenant has no API keys yet. Create one with: gateway keys create --tenant <tenantId> --name <name>'];
+      if (keys.length === 0)
+        return ['The tenant has no API keys yet. Create one with: gateway keys create --tenant <tenantId> --name <name>'];
       return table(
         ['ID', 'NAME', 'KEY', 'STATUS', 'EXPIRES', 'LAST USED', 'CREATED'],
         keys.map((k) => [k.id, k.name, k.maskedKey, k.status, timestamp(k.expiresAt), timestamp(k.lastUsedAt), timestamp(k.createdAt)]),

@@ -28,7 +28,8 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     if (first === 'start') return await start(argv.slice(1), cli);
-    if (first === 'models') return await modelsCommand(loadConfig(process.env), argv.slice(1), print, (line) => process.stderr.write(`${line}\n`));
+    if (first === 'models')
+      return await modelsCommand(loadConfig(process.env), argv.slice(1), print, (line) => process.stderr.write(`${line}\n`));
 
     const spec = findCommand(first) ?? (second !== undefined ? findCommand(`${first} ${second}`) : undefined);
     if (!spec) {
@@ -92,7 +93,9 @@ function parse(spec: CommandSpec, argv: string[], cli: string) {
   if (acceptsPassword) options['password-stdin'] = { type: 'boolean' };
   let values: Record<string, string | boolean | undefined>;
   try {
-    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | undefined> });
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }) as {
+      values: Record<string, string | boolean | undefined>;
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]} (see "${cli} ${spec.name} --help")`);
   }
@@ -140,7 +143,9 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   // One trailing newline is the terminator of `echo` or a heredoc, not part of the password.
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 function generalHelp(cli: string): string {
@@ -169,11 +174,20 @@ function commandHelp(spec: CommandSpec, cli: string): string {
     `--${name}${o.value ? ` ${o.value}` : ''}`,
     `${o.description}${o.required ? ' (required)' : ''}`,
   ]);
-  if ('password' in spec.options) entries.push(['--password-stdin', 'Read the password from standard input instead (asks for it, hidden, at a terminal).']);
+  if ('password' in spec.options)
+    entries.push(['--password-stdin', 'Read the password from standard input instead (asks for it, hidden, at a terminal).']);
   entries.push(['--json', 'Print the result as one JSON object.']);
   const width = Math.max(...entries.map(([k]) => k.length)) + 2;
-  const required = Object.entries(spec.options).filter(([, o]) => o.required).map(([n, o]) => `--${n} ${o.value ?? ''}`.trim());
-  return [`Usage: ${[cli, spec.name, ...required].join(' ')} [options]`, '', spec.summary, '', ...entries.map(([k, d]) => `  ${k.padEnd(width)}${d}`)].join('\n');
+  const required = Object.entries(spec.options)
+    .filter(([, o]) => o.required)
+    .map(([n, o]) => `--${n} ${o.value ?? ''}`.trim());
+  return [
+    `Usage: ${[cli, spec.name, ...required].join(' ')} [options]`,
+    '',
+    spec.summary,
+    '',
+    ...entries.map(([k, d]) => `  ${k.padEnd(width)}${d}`),
+  ].join('\n');
 }
 
 function startHelp(cli: string): string {

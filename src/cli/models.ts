@@ -15,7 +15,12 @@ export const MODELS_USAGE = [
   'models pull <name> --url <url>  Download a GGUF model into the local engine (--sha256 <hex> to verify it).',
 ];
 
-export async function modelsCommand(config: Config, argv: string[], out: (line: string) => void, err: (line: string) => void): Promise<number> {
+export async function modelsCommand(
+  config: Config,
+  argv: string[],
+  out: (line: string) => void,
+  err: (line: string) => void,
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     options: { url: { type: 'string' }, sha256: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
@@ -33,7 +38,8 @@ export async function modelsCommand(config: Config, argv: string[], out: (line: 
     if (action === 'list') {
       const models = await engine.listModels(AbortSignal.timeout(30_000));
       if (values.json) out(JSON.stringify({ modelsDir: config.llm.modelsDir, data: models.map((m) => m.id) }));
-      else if (models.length === 0) out(`No models in ${config.llm.modelsDir}. Pull one with: gateway models pull <name> --url <url-of-a-gguf-file>`);
+      else if (models.length === 0)
+        out(`No models in ${config.llm.modelsDir}. Pull one with: gateway models pull <name> --url <url-of-a-gguf-file>`);
       else out(models.map((m) => m.id).join('\n'));
       return 0;
     }
@@ -59,7 +65,12 @@ async function pull(
   process.once('SIGINT', stop);
   let last: PullProgress | undefined;
   try {
-    const frames = engine.pull({ model: request.name, url: request.url, ...(request.sha256 ? { sha256: request.sha256 } : {}), signal: controller.signal });
+    const frames = engine.pull({
+      model: request.name,
+      url: request.url,
+      ...(request.sha256 ? { sha256: request.sha256 } : {}),
+      signal: controller.signal,
+    });
     for await (const frame of frames) {
       last = frame;
       if (request.json) out(JSON.stringify(frame));

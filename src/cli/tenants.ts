@@ -18,7 +18,12 @@ export const tenantCommands: CommandSpec[] = [
     describe(tenant) {
       return [
         `Created tenant "${tenant.name}".`,
-        ...fields([['id', tenant.id], ['name', tenant.name], ['status', tenant.status], ['created', tenant.createdAt]]),
+        ...fields([
+          ['id', tenant.id],
+          ['name', tenant.name],
+          ['status', tenant.status],
+          ['created', tenant.createdAt],
+        ]),
       ];
     },
   },
@@ -32,7 +37,10 @@ export const tenantCommands: CommandSpec[] = [
     describe(result) {
       const tenants = result.data as Tenant[];
       if (tenants.length === 0) return ['No tenants yet. Create one with: gateway tenants create --name <name>'];
-      return table(['ID', 'NAME', 'STATUS', 'CREATED'], tenants.map((t) => [t.id, t.name, t.status, timestamp(t.createdAt)]));
+      return table(
+        ['ID', 'NAME', 'STATUS', 'CREATED'],
+        tenants.map((t) => [t.id, t.name, t.status, timestamp(t.createdAt)]),
+      );
     },
   },
 ];

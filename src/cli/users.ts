@@ -22,10 +22,20 @@ export const userCommands: CommandSpec[] = [
     summary: 'Create a user in a tenant (a member unless --admin or --platform-admin).',
     options: {
       tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant the user belongs to (ten_…).' },
-      username: { type: 'string', required: true, value: '<username>', description: 'Login name: 2-64 letters, digits, dots, dashes or underscores.' },
-      password: { type: 'string', required: true, value: '<password>', description: 'At least 12 characters. Prefer --password-stdin (prompts at a terminal): arguments are visible to other local users.' },
+      username: {
+        type: 'string',
+        required: true,
+        value: '<username>',
+        description: 'Login name: 2-64 letters, digits, dots, dashes or underscores.',
+      },
+      password: {
+        type: 'string',
+        required: true,
+        value: '<password>',
+        description: 'At least 12 characters. Prefer --password-stdin (prompts at a terminal): arguments are visible to other local users.',
+      },
       email: { type: 'string', value: '<email>', description: 'Optional e-mail address; it can be used to log in.' },
-      admin: { type: 'boolean', description: "Make the user an administrator of the tenant." },
+      admin: { type: 'boolean', description: 'Make the user an administrator of the tenant.' },
       'platform-admin': { type: 'boolean', description: 'Also let the user administer all tenants (implies --admin).' },
     },
     check(args) {
@@ -37,23 +47,48 @@ export const userCommands: CommandSpec[] = [
     describe(user) {
       return [
         `Created user "${user.username}".`,
-        ...fields([['id', user.id], ['tenant', user.tenantId], ['username', user.username], ['email', user.email], ['roles', user.roles], ['status', user.status]]),
+        ...fields([
+          ['id', user.id],
+          ['tenant', user.tenantId],
+          ['username', user.username],
+          ['email', user.email],
+          ['roles', user.roles],
+          ['status', user.status],
+        ]),
       ];
     },
   },
   {
     name: 'users list',
     summary: "List a tenant's users with their ids (usr_…) and roles; never a password hash.",
-    options: { tenant: { type: 'string', required: true, value: '<tenantId>', description: 'The tenant whose users to list (ten_…; see "tenants list").' } },
+    options: {
+      tenant: {
+        type: 'string',
+        required: true,
+        value: '<tenantId>',
+        description: 'The tenant whose users to list (ten_…; see "tenants list").',
+      },
+    },
     async run(deps, args) {
       return { data: await tenantUsers(deps, str(args, 'tenant')!) }; // the shape of GET …/tenants/{id}/users
     },
     describe(result) {
       const users = result.data as User[];
-      if (users.length === 0) return ['The tenant has no users yet. Create one with: gateway users create --tenant <tenantId> --username <name> --password-stdin'];
+      if (users.length === 0)
+        return [
+          'The tenant has no users yet. Create one with: gateway users create --tenant <tenantId> --username <name> --password-stdin',
+        ];
       return table(
         ['ID', 'USERNAME', 'EMAIL', 'ROLES', 'STATUS', '2FA', 'CREATED'],
-        users.map((u) => [u.id, u.username, u.email, u.roles.join(','), u.status, u.twoFactorEnabled ? 'on' : 'off', timestamp(u.createdAt)]),
+        users.map((u) => [
+          u.id,
+          u.username,
+          u.email,
+          u.roles.join(','),
+          u.status,
+          u.twoFactorEnabled ? 'on' : 'off',
+          timestamp(u.createdAt),
+        ]),
       );
     },
   },

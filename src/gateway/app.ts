@@ -44,7 +44,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // 1,000 req/s one write per line cost ~70 µs of CPU per request (a thread-pool
   // write and its wake-up each time). Whatever is buffered is written at close and
   // at process exit.
-  const logStream = options.logStream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
+  const logStream =
+    options.logStream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
   const logger = { ...loggerOptions(config.logLevel), stream: logStream };
   const accessLog = new AccessLog(pino(loggerOptions(config.logLevel, false), logStream));
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
@@ -130,7 +131,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     // Requests still arriving on open connections during shutdown: retry elsewhere.
     if (closing) throw shuttingDown();
     // HTTP/1.1 requires it (RFC 9112, 3.2); HTTP/1.0 clients may leave it out.
-    if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1') throw new AppError('BAD_REQUEST', 'The request has no Host header.');
+    if (request.raw.headers.host === undefined && request.raw.httpVersion === '1.1')
+      throw new AppError('BAD_REQUEST', 'The request has no Host header.');
   });
 
   // An empty body with a JSON content type is "no body", not a parse error:
@@ -143,7 +145,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     try {
       done(null, parseJsonSafely(text, null, { protoAction: 'error', constructorAction: 'error' }));
     } catch (error) {
-      const message = error instanceof SyntaxError && !/forbidden prototype property/.test(error.message) ? 'The request body is not valid JSON.' : 'The request body has a key that is not accepted: __proto__ or constructor.prototype.';
+      const message =
+        error instanceof SyntaxError && !/forbidden prototype property/.test(error.message)
+          ? 'The request body is not valid JSON.'
+          : 'The request body has a key that is not accepted: __proto__ or constructor.prototype.';
       done(new AppError('BAD_REQUEST', message), undefined);
     }
   });
@@ -171,7 +176,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(twoFactorRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(tenantRoutes, { prefix: '/api/auth', deps: ctx });
     // Changing a user may end their sessions: users get that from sessions through here.
-    await areas.register(userRoutes, { prefix: '/api/auth', deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) } });
+    await areas.register(userRoutes, {
+      prefix: '/api/auth',
+      deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) },
+    });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
@@ -188,5 +196,7 @@ function accessOf(method: string | string[], url: string, declared: unknown): Ro
   if (ROUTE_ACCESS.includes(declared as RouteAccess)) return declared as RouteAccess;
   const methods = [method].flat();
   if (declared === undefined && methods.every((m) => m === 'OPTIONS')) return 'public';
-  throw new Error(`Route ${methods.join(',')} ${url} must declare who may call it: config.access, one of ${ROUTE_ACCESS.join(', ')} (got ${JSON.stringify(declared)}).`);
+  throw new Error(
+    `Route ${methods.join(',')} ${url} must declare who may call it: config.access, one of ${ROUTE_ACCESS.join(', ')} (got ${JSON.stringify(declared)}).`,
+  );
 }

@@ -25,7 +25,10 @@ export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDep
   // Liveness: always 200 while the process serves; the body says whether the database answers.
   app.get('/health', { config: { access: 'public' }, schema: { response: { 200: Health } } }, async () => {
     const up = await Promise.race([
-      deps.db.query('SELECT 1').then(() => true, () => false),
+      deps.db.query('SELECT 1').then(
+        () => true,
+        () => false,
+      ),
       new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
     ]);
     return {

@@ -68,7 +68,7 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
       ? new AppError('URI_TOO_LONG', 'A part of the request path is longer than this server accepts.')
       : error.code === 'FST_ERR_BAD_URL'
         ? new AppError('BAD_REQUEST', 'The request path is not valid: a percent-encoded part does not decode to UTF-8.')
-        : toAppError(error) ?? new AppError('INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.');
+        : (toAppError(error) ?? new AppError('INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.'));
   if (failure.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
   void send(reply, request, failure);
 }

@@ -63,4 +63,5 @@ class RequestLogger implements FastifyBaseLogger {
 }
 
 /** Fastify's `childLoggerFactory`: the request's logger, made when first used. */
-export const requestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) => new RequestLogger(logger, bindings, options);
+export const requestLogger: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) =>
+  new RequestLogger(logger, bindings, options);

@@ -19,7 +19,10 @@ export type TextKind = 'line' | 'multiline' | 'verbatim';
 /* biome-ignore-start lint/suspicious/noControlCharactersInRegex: on purpose */
 const REFUSED: Record<TextKind, { pattern: RegExp; message: string }> = {
   line: { pattern: /[\u0000-\u001f\u007f-\u009f]/, message: 'must not contain control characters' },
-  multiline: { pattern: /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/, message: 'must not contain control characters other than tabs and line breaks' },
+  multiline: {
+    pattern: /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/,
+    message: 'must not contain control characters other than tabs and line breaks',
+  },
   verbatim: { pattern: /\u0000/, message: 'must not contain NUL characters' },
 };
 /* biome-ignore-end lint/suspicious/noControlCharactersInRegex: on purpose */
@@ -70,7 +73,8 @@ export function withTextRules<T>(schema: T): T {
     copy[key] = key === 'const' || key === 'enum' || key === 'default' || key === 'examples' ? value : withTextRules(value);
   }
   // TypeBox's kind markers are symbols: kept, so the copy is still the same TypeBox schema.
-  for (const symbol of Object.getOwnPropertySymbols(schema)) copy[symbol as unknown as string] = (schema as Record<symbol, unknown>)[symbol];
+  for (const symbol of Object.getOwnPropertySymbols(schema))
+    copy[symbol as unknown as string] = (schema as Record<symbol, unknown>)[symbol];
   if (copy.type === 'string' && copy.text === undefined && copy.const === undefined && copy.enum === undefined) copy.text = 'line';
   return copy as T;
 }

@@ -79,11 +79,22 @@ export interface LlmConfig {
 // Loopback and private ranges stay allowed: Ollama on localhost is the common case.
 export const DEFAULT_NODE_DENY_CIDRS = ['169.254.0.0/16', 'fe80::/10', 'fd00:ec2::254/128', '100.100.100.200/32'];
 export const DEFAULT_TENANT_NODE_DENY_CIDRS = [
-  '0.0.0.0/8', '127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '::/128', '::1/128', 'fc00::/7',
+  '0.0.0.0/8',
+  '127.0.0.0/8',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '::/128',
+  '::1/128',
+  'fc00::/7',
 ];
 
 export class ConfigError extends Error {
-  constructor(readonly variable: string, message: string) {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
     super(`Invalid configuration: ${variable} ${message}`);
   }
 }
@@ -180,8 +191,10 @@ function readNodes(raw: string | undefined): ConfiguredNode[] {
     if (!entry || typeof entry !== 'object') throw new ConfigError('GATEWAY_NODES', `${at} must be an object`);
     const { engine, url, name, apiKey } = entry as Record<string, unknown>;
     if (engine !== 'openai' && engine !== 'ollama') throw new ConfigError('GATEWAY_NODES', `${at}: engine must be "openai" or "ollama"`);
-    if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url)) throw new ConfigError('GATEWAY_NODES', `${at}: url must be an http(s) URL`);
-    if (name !== undefined && (typeof name !== 'string' || !name.trim())) throw new ConfigError('GATEWAY_NODES', `${at}: name must be a non-empty string`);
+    if (typeof url !== 'string' || !/^https?:\/\//i.test(url) || !URL.canParse(url))
+      throw new ConfigError('GATEWAY_NODES', `${at}: url must be an http(s) URL`);
+    if (name !== undefined && (typeof name !== 'string' || !name.trim()))
+      throw new ConfigError('GATEWAY_NODES', `${at}: name must be a non-empty string`);
     if (apiKey !== undefined && typeof apiKey !== 'string') throw new ConfigError('GATEWAY_NODES', `${at}: apiKey must be a string`);
     return { engine, url, name: (name as string | undefined)?.trim() ?? `${engine}-${index + 1}`, apiKey: apiKey as string | undefined };
   });
@@ -225,7 +238,10 @@ class Reader {
   }
 
   list(name: string): string[] {
-    return (this.string(name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    return (this.string(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   }
 
   url(name: string, protocols: string[]): string | undefined {

@@ -93,6 +93,7 @@ export const unauthenticated = () => new AppError('UNAUTHENTICATED', 'A valid AP
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found.`);
 export const forbidden = (detail = 'Your role does not allow this action.') => new AppError('FORBIDDEN', detail);
 /** The server is closing: another replica (or this one, restarted) can take the request in a moment. */
-export const shuttingDown = () => new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.', { retryAfterSeconds: 1 });
+export const shuttingDown = () =>
+  new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down. Retry the request.', { retryAfterSeconds: 1 });
 export const validation = (field: string, message: string) =>
   new AppError('VALIDATION_FAILED', `${field}: ${message}`, { errors: [{ field, message }] });

@@ -34,5 +34,9 @@ export function newId(kind: IdKind, now = Date.now()): string {
 
 /** True when `value` is shaped like an id of `kind`; lets routes answer 404 without a query. */
 export function isId(kind: IdKind, value: string): boolean {
-  return value.length === ID_PREFIXES[kind].length + 27 && value.startsWith(`${ID_PREFIXES[kind]}_`) && /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value.slice(-26));
+  return (
+    value.length === ID_PREFIXES[kind].length + 27 &&
+    value.startsWith(`${ID_PREFIXES[kind]}_`) &&
+    /^[0-9A-HJKMNP-TV-Z]{26}$/.test(value.slice(-26))
+  );
 }

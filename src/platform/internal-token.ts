@@ -39,7 +39,11 @@ export function mintInternalToken(key: Buffer, principal: Principal, correlation
 }
 
 /** Returns the principal and correlation id, or undefined for a forged, malformed or expired token. */
-export function verifyInternalToken(key: Buffer, token: string, now = Date.now()): { principal: Principal; correlationId: string } | undefined {
+export function verifyInternalToken(
+  key: Buffer,
+  token: string,
+  now = Date.now(),
+): { principal: Principal; correlationId: string } | undefined {
   const parts = token.split('.');
   const [version, payload, signature] = parts;
   // Exactly three parts: `<token>.anything` must not verify as `<token>`.

@@ -51,7 +51,8 @@ export class RenewingCache<V> {
   cached(key: string, load: () => Promise<V>): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.renewAfterMs !== undefined) this.loading.renewIfDue(key, entry, entry.renewAfterMs, this.options.retryMs, () => this.read(key, load));
+    if (entry.renewAfterMs !== undefined)
+      this.loading.renewIfDue(key, entry, entry.renewAfterMs, this.options.retryMs, () => this.read(key, load));
     return entry.value;
   }
 

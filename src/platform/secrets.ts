@@ -2,7 +2,16 @@
 // API-key and token hashing, TOTP encryption, internal tokens, and the Ed25519
 // JWT signing key. The master comes from GATEWAY_SECRET, or is generated on first
 // start and kept in the database, so every replica that shares the database agrees.
-import { createCipheriv, createDecipheriv, createHmac, createPrivateKey, createPublicKey, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  hkdfSync,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 export interface Secrets {
   /** Keyed hash for API keys, refresh tokens, 2FA challenges and recovery codes. */
@@ -23,7 +32,10 @@ export function deriveSecrets(master: string): Secrets {
   const seed = derive('jwt-ed25519');
   const privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
   const publicKey = createPublicKey(privateKey);
-  const kid = createHmac('sha256', 'kid').update(publicKey.export({ format: 'der', type: 'spki' })).digest('base64url').slice(0, 16);
+  const kid = createHmac('sha256', 'kid')
+    .update(publicKey.export({ format: 'der', type: 'spki' }))
+    .digest('base64url')
+    .slice(0, 16);
 
   return {
     hash(purpose, value) {

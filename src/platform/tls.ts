@@ -61,25 +61,31 @@ function operatorFiles(certFile: string, keyFile: string): TlsMaterial {
 async function generateSelfSigned(paths: ReturnType<typeof tlsPaths>): Promise<TlsMaterial> {
   const notBeforeDate = new Date(Date.now() - 60_000); // tolerate small clock skew between client and server
   const notAfterDate = new Date(notBeforeDate.getTime() + VALIDITY_DAYS * 24 * 60 * 60 * 1000);
-  const pems = await generate([{ name: 'commonName', value: 'localhost' }, { name: 'organizationName', value: 'Gateway (self-signed)' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    algorithm: 'sha256',
-    notBeforeDate,
-    notAfterDate,
-    extensions: [
-      { name: 'basicConstraints', cA: false, critical: true },
-      { name: 'keyUsage', digitalSignature: true, critical: true },
-      { name: 'extKeyUsage', serverAuth: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          ...SELF_SIGNED_NAMES.dns.map((value) => ({ type: 2 as const, value })),
-          ...SELF_SIGNED_NAMES.ip.map((ip) => ({ type: 7 as const, ip })),
-        ],
-      },
+  const pems = await generate(
+    [
+      { name: 'commonName', value: 'localhost' },
+      { name: 'organizationName', value: 'Gateway (self-signed)' },
     ],
-  });
+    {
+      keyType: 'ec',
+      curve: 'P-256',
+      algorithm: 'sha256',
+      notBeforeDate,
+      notAfterDate,
+      extensions: [
+        { name: 'basicConstraints', cA: false, critical: true },
+        { name: 'keyUsage', digitalSignature: true, critical: true },
+        { name: 'extKeyUsage', serverAuth: true },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            ...SELF_SIGNED_NAMES.dns.map((value) => ({ type: 2 as const, value })),
+            ...SELF_SIGNED_NAMES.ip.map((ip) => ({ type: 7 as const, ip })),
+          ],
+        },
+      ],
+    },
+  );
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   chmodSync(paths.dir, 0o700);
   // Key first, then certificate, each written whole and renamed into place:

@@ -71,7 +71,8 @@ async function handle(run: RunCommand, log: ControlLog, request: http.IncomingMe
     response.writeHead(status, { 'content-type': 'application/json' });
     response.end(JSON.stringify(body));
   };
-  if (request.method !== 'POST' || request.url !== CONTROL_COMMAND_PATH) return reply(404, { error: { code: 'NOT_FOUND', message: 'No such control endpoint.' } });
+  if (request.method !== 'POST' || request.url !== CONTROL_COMMAND_PATH)
+    return reply(404, { error: { code: 'NOT_FOUND', message: 'No such control endpoint.' } });
 
   let message: { command?: unknown; args?: unknown };
   try {

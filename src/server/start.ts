@@ -70,12 +70,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let url: string;
   try {
     boot = await bootstrap(ctx, config.bootstrap);
-    app = await buildApp(ctx, { ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}), ...(options.logStream ? { logStream: options.logStream } : {}) });
+    app = await buildApp(ctx, {
+      ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}),
+      ...(options.logStream ? { logStream: options.logStream } : {}),
+    });
     await listen(app, config);
     url = publicUrl(app, config, tls !== undefined);
     // The embedded database admits this process only; the CLI comes in through here.
     const { commands } = options;
-    if (ctx.db.kind === 'embedded' && commands) control = await startControlServer((command, args) => commands(ctx, command, args), config.dataDir, app.log);
+    if (ctx.db.kind === 'embedded' && commands)
+      control = await startControlServer((command, args) => commands(ctx, command, args), config.dataDir, app.log);
   } catch (error) {
     await app?.close().catch(() => undefined);
     await ctx.close().catch(() => undefined);
@@ -126,7 +130,8 @@ async function listen(app: FastifyInstance, config: Config): Promise<void> {
     const where = `${config.host}:${config.port}`;
     if (code === 'EADDRINUSE') throw new Error(`Cannot listen on ${where}: the port is in use. Choose another with PORT.`);
     if (code === 'EACCES') throw new Error(`Cannot listen on ${where}: permission denied. Choose a PORT above 1023.`);
-    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+      throw new Error(`Cannot listen on ${where}: HOST is not an address of this machine.`);
     throw error;
   }
 }
@@ -150,13 +155,17 @@ function banner(server: RunningServer, config: Config, cli: string): string[] {
     lines.push(`             (trust it in your client, e.g. curl --cacert ${tls.certFile}; SHA-256 ${tls.fingerprint})`);
   }
   lines.push(`  data dir:  ${config.dataDir}`);
-  lines.push(`  database:  ${ctx.db.kind === 'embedded' ? 'embedded PGlite' : `PostgreSQL at ${databaseHost(config.databaseUrl!)}`}; pgvector ${ctx.vector ? 'available' : 'NOT installed'}`);
+  lines.push(
+    `  database:  ${ctx.db.kind === 'embedded' ? 'embedded PGlite' : `PostgreSQL at ${databaseHost(config.databaseUrl!)}`}; pgvector ${ctx.vector ? 'available' : 'NOT installed'}`,
+  );
   if (server.controlSocket) lines.push(`  CLI:       ${cli} --help (while this server runs, it goes through ${server.controlSocket})`);
   if (!ctx.vector) lines.push('WARNING: pgvector is not installed: features that need vectors answer 503 until it is.');
 
   const boot = server.bootstrap;
   if (boot.outcome === 'created') {
-    lines.push(`Created the first tenant "${boot.tenant.name}" (${boot.tenant.id}) and its administrator "${boot.admin.username}" (${boot.admin.id}).`);
+    lines.push(
+      `Created the first tenant "${boot.tenant.name}" (${boot.tenant.id}) and its administrator "${boot.admin.username}" (${boot.admin.id}).`,
+    );
     lines.push('  Log in with POST /api/auth/login. You may now remove GATEWAY_ADMIN_PASSWORD from the environment.');
   } else if (boot.outcome === 'existing' && boot.ignoredVariables.length > 0) {
     lines.push(`Note: ${boot.ignoredVariables.join(', ')} ignored: the database already has tenants, and a start never changes them.`);

@@ -29,7 +29,9 @@ function moduleOf(statement: ts.Statement): { specifier: string; typeOnly: boole
     const clause = statement.importClause;
     const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : undefined;
     // `import type {…}`, or `import { type A, type B }` with nothing else: erased.
-    const typeOnly = clause !== undefined && (clause.isTypeOnly || (!clause.name && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
+    const typeOnly =
+      clause !== undefined &&
+      (clause.isTypeOnly || (!clause.name && named !== undefined && named.length > 0 && named.every((e) => e.isTypeOnly)));
     return { specifier: statement.moduleSpecifier.text, typeOnly };
   }
   if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {

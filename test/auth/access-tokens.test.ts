@@ -67,7 +67,10 @@ describe('access tokens', () => {
       'wrong typ': await token({ typ: 'JWT' }),
       expired: await token({ exp: Math.floor(Date.now() / 1000) - 5 }),
       'tenant claim of another tenant (validly signed)': await token({ tid: otherTenantId }),
-      'payload tampered after signing': genuine.split('.').map((part, i) => (i === 1 ? tamperedPayload : part)).join('.'),
+      'payload tampered after signing': genuine
+        .split('.')
+        .map((part, i) => (i === 1 ? tamperedPayload : part))
+        .join('.'),
       'not a JWT': 'abc.def',
     };
     const none = await gw.request('GET', '/api/auth/me');

@@ -56,7 +56,10 @@ describe('account state cache', () => {
     await new Promise((resolve) => setTimeout(resolve, ttlMs * 0.85));
     status = 'disabled'; // seen by the renewal, not by the requests that start it
     const answers = await Promise.all(Array.from({ length: 20 }, () => states.get('usr_a')));
-    assert.ok(answers.every((state) => state?.active === true), 'served from the entry while it is renewed');
+    assert.ok(
+      answers.every((state) => state?.active === true),
+      'served from the entry while it is renewed',
+    );
     assert.equal(stats.queries, 2, 'one background read for 20 requests');
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, loadedAt + ttlMs + 50 - Date.now())));
     assert.equal((await states.get('usr_a'))?.active, false, 'the renewed entry serves after the old one would have run out');

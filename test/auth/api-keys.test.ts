@@ -98,7 +98,10 @@ describe('auth api keys', () => {
     const viaBearer = await gw.request('GET', '/api/os/workspaces', { token: keyA });
     for (const response of [viaHeader, viaBearer]) {
       assert.equal(response.status, 200);
-      assert.deepEqual(response.body.data.map((w: { id: string }) => w.id), [workspaceA]);
+      assert.deepEqual(
+        response.body.data.map((w: { id: string }) => w.id),
+        [workspaceA],
+      );
     }
     const other = await workspacesWith(keyB);
     assert.equal(other.status, 200);
@@ -157,7 +160,12 @@ describe('auth api keys', () => {
 
     assert.equal((await gw.request('DELETE', keyPath, { token: adminA })).status, 204);
     assert.equal((await workspacesWith(created.key)).status, 401);
-    for (const [method, suffix] of [['GET', ''], ['DELETE', ''], ['POST', '/revoke'], ['POST', '/activate']] as const) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/revoke'],
+      ['POST', '/activate'],
+    ] as const) {
       assert.equal((await gw.request(method, keyPath + suffix, { token: adminA })).status, 404, `${method} ${suffix} after delete`);
     }
     assert.equal((await gw.request('GET', `${keysPath(tenantA)}/not-a-key-id`, { token: adminA })).status, 404);
@@ -195,7 +203,8 @@ describe('auth api keys', () => {
     const queries = () => gw.ctx.db.stats.queries;
     let before = queries();
     for (let round = 0; round < 2; round++) {
-      for (const bad of [typo, 'rdk_not-a-key', `rdk_${'x'.repeat(48)}`, `${key}x`]) assert.equal((await workspacesWith(bad)).status, 401, bad);
+      for (const bad of [typo, 'rdk_not-a-key', `rdk_${'x'.repeat(48)}`, `${key}x`])
+        assert.equal((await workspacesWith(bad)).status, 401, bad);
     }
     assert.equal(queries() - before, 0, 'the checksum rejects junk before the database');
 
@@ -227,8 +236,18 @@ describe('auth api keys', () => {
     const created = await createKey({ name: 'scoped', scopes: ['llm:read', 'llm:read'], customerId: 'cus_7' });
     assert.equal(created.scopes, '["llm:read"]', 'duplicates dropped');
     const principal = await gw.ctx.auth.credentials.resolveApiKey(created.key);
-    assert.deepEqual(principal, { tenantId: tenantA, kind: 'apiKey', subject: created.id, roles: [], scopes: ['llm:read'], customerId: 'cus_7' });
-    const claims = verifyInternalToken(gw.ctx.secrets.internalTokenKey, mintInternalToken(gw.ctx.secrets.internalTokenKey, principal!, 'cid-1'));
+    assert.deepEqual(principal, {
+      tenantId: tenantA,
+      kind: 'apiKey',
+      subject: created.id,
+      roles: [],
+      scopes: ['llm:read'],
+      customerId: 'cus_7',
+    });
+    const claims = verifyInternalToken(
+      gw.ctx.secrets.internalTokenKey,
+      mintInternalToken(gw.ctx.secrets.internalTokenKey, principal!, 'cid-1'),
+    );
     assert.deepEqual(claims?.principal.scopes, ['llm:read']);
     assert.equal(claims?.principal.customerId, 'cus_7');
     // A read-only scope does not stop a write: scopes are not a security boundary.
@@ -253,7 +272,10 @@ describe('auth api keys', () => {
       const response = await gw.request('POST', keysPath(tenantA), { token: adminA, json });
       assert.equal(response.status, 400, JSON.stringify(json));
       assert.equal(response.body.code, 'VALIDATION_FAILED');
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(json)} → ${response.text}`);
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        `${JSON.stringify(json)} → ${response.text}`,
+      );
     }
     const list = await gw.request('GET', keysPath(tenantA), { token: adminA });
     assert.ok(!list.body.data.some((k: { name: string }) => k.name === 'x'), 'nothing was created');

@@ -75,8 +75,13 @@ describe('API-key cache renewal', () => {
     const token = await tokenFor(gw, member.id, tenantId);
     const before = queries();
     // A member may not list API keys: 403 after the account check, before any query of the handler's own.
-    const statuses = await Promise.all(Array.from({ length: 20 }, () => gw.request('GET', `/api/auth/tenants/${tenantId}/api-keys`, { token })));
-    assert.deepEqual(statuses.map((r) => r.status), Array(20).fill(403));
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, () => gw.request('GET', `/api/auth/tenants/${tenantId}/api-keys`, { token })),
+    );
+    assert.deepEqual(
+      statuses.map((r) => r.status),
+      Array(20).fill(403),
+    );
     assert.equal(queries() - before, 1);
   });
 });

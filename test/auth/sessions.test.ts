@@ -98,15 +98,26 @@ describe('auth sessions: login, refresh, logout, me', () => {
     const withEmail = await gw.request('POST', '/api/auth/login', { json: { email: memberEmail, password: member.password } });
     assert.equal(withEmail.status, 400);
     assert.equal(withEmail.headers.get('content-type'), 'application/problem+json; charset=utf-8');
-    assert.ok(withEmail.body.errors.some((e: { field: string }) => e.field === 'email'), JSON.stringify(withEmail.body));
+    assert.ok(
+      withEmail.body.errors.some((e: { field: string }) => e.field === 'email'),
+      JSON.stringify(withEmail.body),
+    );
 
-    const both = await gw.request('POST', '/api/auth/login', { json: { username: member.username, email: memberEmail, password: member.password } });
+    const both = await gw.request('POST', '/api/auth/login', {
+      json: { username: member.username, email: memberEmail, password: member.password },
+    });
     assert.equal(both.status, 400);
-    assert.deepEqual(both.body.errors.map((e: { field: string }) => e.field), ['email']);
+    assert.deepEqual(
+      both.body.errors.map((e: { field: string }) => e.field),
+      ['email'],
+    );
 
     const noPassword = await gw.request('POST', '/api/auth/login', { json: { username: member.username } });
     assert.equal(noPassword.status, 400);
-    assert.deepEqual(noPassword.body.errors.map((e: { field: string }) => e.field), ['password']);
+    assert.deepEqual(
+      noPassword.body.errors.map((e: { field: string }) => e.field),
+      ['password'],
+    );
 
     const numeric = await gw.request('POST', '/api/auth/login', { json: { username: 42, password: 'x' } });
     assert.equal(numeric.status, 400);
@@ -118,7 +129,9 @@ describe('auth sessions: login, refresh, logout, me', () => {
     assert.equal(notJson.status, 400);
 
     // Unknown fields are ignored.
-    const extra = await gw.request('POST', '/api/auth/login', { json: { username: member.username, password: member.password, remember: true } });
+    const extra = await gw.request('POST', '/api/auth/login', {
+      json: { username: member.username, password: member.password, remember: true },
+    });
     assert.equal(extra.status, 200);
     secretsSeen.push(extra.body.token, extra.body.refreshToken);
   });
@@ -239,7 +252,10 @@ describe('auth sessions: login, refresh, logout, me', () => {
 
   it('race policy: two refreshes with the same token at once both succeed, in the same family', async () => {
     const { body } = await login(member.username, member.password);
-    const [a, b] = await Promise.all([refresh({ json: { refreshToken: body.refreshToken } }), refresh({ json: { refreshToken: body.refreshToken } })]);
+    const [a, b] = await Promise.all([
+      refresh({ json: { refreshToken: body.refreshToken } }),
+      refresh({ json: { refreshToken: body.refreshToken } }),
+    ]);
     assert.equal(a.status, 200);
     assert.equal(b.status, 200);
     assert.notEqual(a.body.refreshToken, b.body.refreshToken);

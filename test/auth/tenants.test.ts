@@ -29,7 +29,8 @@ describe('auth tenants', () => {
   after(() => gw.close());
 
   const tenantPath = (id: string) => `/api/auth/tenants/${id}`;
-  const listNames = async () => (await gw.request('GET', '/api/auth/tenants', { token: platformAdmin })).body.data.map((t: { name: string }) => t.name);
+  const listNames = async () =>
+    (await gw.request('GET', '/api/auth/tenants', { token: platformAdmin })).body.data.map((t: { name: string }) => t.name);
 
   it('lets a platform admin create and list tenants', async () => {
     const created = await gw.request('POST', '/api/auth/tenants', { token: platformAdmin, json: { name: 'Globex' } });
@@ -45,7 +46,10 @@ describe('auth tenants', () => {
     assert.equal(list.status, 200);
     const ids = list.body.data.map((t: { id: string }) => t.id);
     for (const id of [created.body.id, platformTenant, tenantA, tenantB]) assert.ok(ids.includes(id));
-    assert.deepEqual(list.body.data.find((t: { id: string }) => t.id === created.body.id), created.body);
+    assert.deepEqual(
+      list.body.data.find((t: { id: string }) => t.id === created.body.id),
+      created.body,
+    );
 
     // Names are unique regardless of case and surrounding white space.
     for (const name of ['Globex', 'GLOBEX', '  globex ']) {
@@ -60,7 +64,11 @@ describe('auth tenants', () => {
   // while the old was still closing, so the request after a 409 often failed with 500.
   it('answers every request after a conflict normally', async () => {
     for (let i = 0; i < 20; i++) {
-      assert.equal((await gw.request('POST', '/api/auth/tenants', { token: platformAdmin, json: { name: 'Globex' } })).status, 409, `conflict ${i}`);
+      assert.equal(
+        (await gw.request('POST', '/api/auth/tenants', { token: platformAdmin, json: { name: 'Globex' } })).status,
+        409,
+        `conflict ${i}`,
+      );
       assert.equal((await gw.request('GET', tenantPath(tenantB), { token: platformAdmin })).status, 200, `request after conflict ${i}`);
     }
   });
@@ -69,7 +77,11 @@ describe('auth tenants', () => {
     const before = await listNames();
     assert.equal((await gw.request('POST', '/api/auth/tenants', { json: { name: 'Anon' } })).status, 401);
     assert.equal((await gw.request('GET', '/api/auth/tenants')).status, 401);
-    for (const [who, credential] of [['tenant admin', { token: adminA }], ['member', { token: memberA }], ['API key', { apiKey: apiKeyA }]] as const) {
+    for (const [who, credential] of [
+      ['tenant admin', { token: adminA }],
+      ['member', { token: memberA }],
+      ['API key', { apiKey: apiKeyA }],
+    ] as const) {
       assert.equal((await gw.request('POST', '/api/auth/tenants', { ...credential, json: { name: `By ${who}` } })).status, 403, who);
       assert.equal((await gw.request('GET', '/api/auth/tenants', credential)).status, 403, who);
     }
@@ -122,7 +134,10 @@ describe('auth tenants', () => {
     assert.equal(response.status, 409);
     assert.equal((await gw.request('GET', tenantPath(platformTenant), { token: platformAdmin })).body.status, 'active');
     // Renaming it is fine.
-    assert.equal((await gw.request('PATCH', tenantPath(platformTenant), { token: platformAdmin, json: { name: 'Platform HQ' } })).status, 200);
+    assert.equal(
+      (await gw.request('PATCH', tenantPath(platformTenant), { token: platformAdmin, json: { name: 'Platform HQ' } })).status,
+      200,
+    );
   });
 
   it('cuts off a disabled tenant’s keys and sessions at once, and restores them on enable', async () => {
@@ -152,7 +167,10 @@ describe('auth tenants', () => {
 
   it('lets a tenant admin set the llm settings, and nobody else but a platform admin', async () => {
     const path = tenantPath(tenantB);
-    const set = await gw.request('PATCH', path, { token: adminB, json: { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true } });
+    const set = await gw.request('PATCH', path, {
+      token: adminB,
+      json: { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true },
+    });
     assert.equal(set.status, 200, set.text);
     assert.deepEqual(set.body.settings, { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true });
     assert.deepEqual((await gw.request('GET', path, { token: platformAdmin })).body.settings, set.body.settings);
@@ -161,7 +179,10 @@ describe('auth tenants', () => {
     // Fields left out stay as they are; null clears.
     const partial = await gw.request('PATCH', path, { token: adminB, json: { allowedModels: null } });
     assert.deepEqual(partial.body.settings, { defaultModel: 'llama-3', allowedModels: null, streamMetadataChoices: true });
-    const byPlatform = await gw.request('PATCH', path, { token: platformAdmin, json: { defaultModel: null, streamMetadataChoices: false } });
+    const byPlatform = await gw.request('PATCH', path, {
+      token: platformAdmin,
+      json: { defaultModel: null, streamMetadataChoices: false },
+    });
     assert.equal(byPlatform.status, 200);
     assert.deepEqual(byPlatform.body.settings, { defaultModel: null, allowedModels: null, streamMetadataChoices: false });
     assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), byPlatform.body.settings);
@@ -188,7 +209,10 @@ describe('auth tenants', () => {
     for (const [json, field] of cases) {
       const response = await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json });
       assert.equal(response.status, 400, JSON.stringify(json).slice(0, 80));
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), response.text.slice(0, 300));
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        response.text.slice(0, 300),
+      );
     }
     // An allow list that drops the current default is refused too.
     assert.equal((await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { defaultModel: 'a' } })).status, 200);
@@ -198,7 +222,10 @@ describe('auth tenants', () => {
     const allowed = Array.from({ length: 500 }, (_, i) => `m${i}`).concat();
     allowed[0] = 'a';
     assert.equal((await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { allowedModels: allowed } })).status, 200);
-    assert.equal((await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { defaultModel: null, allowedModels: null } })).status, 200);
+    assert.equal(
+      (await gw.request('PATCH', tenantPath(tenantB), { token: adminB, json: { defaultModel: null, allowedModels: null } })).status,
+      200,
+    );
   });
 
   it('rejects malformed input with 400 naming the field', async () => {
@@ -214,7 +241,10 @@ describe('auth tenants', () => {
     for (const [method, path, json, field] of cases) {
       const response = await gw.request(method, path, { token: platformAdmin, json });
       assert.equal(response.status, 400, `${method} ${JSON.stringify(json)}`);
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), response.text);
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        response.text,
+      );
     }
     const b = (await gw.request('GET', tenantPath(tenantB), { token: platformAdmin })).body;
     assert.equal(b.status, 'active');

@@ -40,11 +40,13 @@ describe('auth two-factor', () => {
 
   const post = async (path: string, json?: unknown, token?: string) => {
     const response = await gw.request('POST', path, { ...(json !== undefined ? { json } : {}), ...(token ? { token } : {}) });
-    for (const field of ['token', 'refreshToken', 'twoFactorToken', 'secret']) if (response.body?.[field]) secretsSeen.push(response.body[field]);
+    for (const field of ['token', 'refreshToken', 'twoFactorToken', 'secret'])
+      if (response.body?.[field]) secretsSeen.push(response.body[field]);
     if (response.body?.recoveryCodes) secretsSeen.push(...response.body.recoveryCodes);
     return response;
   };
-  const login = (user: { username: string; password: string }) => post('/api/auth/login', { username: user.username, password: user.password });
+  const login = (user: { username: string; password: string }) =>
+    post('/api/auth/login', { username: user.username, password: user.password });
 
   /** Codes from a real authenticator (otpauth, configured from the URI we returned), each for a fresh time step. */
   function authenticator(uri: string) {
@@ -71,7 +73,13 @@ describe('auth two-factor', () => {
     const totp = authenticator(setup.body.otpauthUri);
     const enable = await post('/api/auth/2fa/enable', { code: totp.next() }, body.token);
     assert.equal(enable.status, 200, JSON.stringify(enable.body));
-    return { ...user, token: body.token as string, secret: setup.body.secret as string, totp, recoveryCodes: enable.body.recoveryCodes as string[] };
+    return {
+      ...user,
+      token: body.token as string,
+      secret: setup.body.secret as string,
+      totp,
+      recoveryCodes: enable.body.recoveryCodes as string[],
+    };
   }
 
   async function challengeFor(user: { username: string; password: string }): Promise<string> {
@@ -108,7 +116,10 @@ describe('auth two-factor', () => {
     assert.equal(uri.searchParams.get('secret'), setup.body.secret);
     assert.equal(uri.searchParams.get('issuer'), 'Gateway');
     // Stored encrypted, and not in force before enable.
-    const [row] = await gw.ctx.db.query<{ totp_secret: string; totp_enabled: boolean }>('SELECT totp_secret, totp_enabled FROM users WHERE id = $1', [user.id]);
+    const [row] = await gw.ctx.db.query<{ totp_secret: string; totp_enabled: boolean }>(
+      'SELECT totp_secret, totp_enabled FROM users WHERE id = $1',
+      [user.id],
+    );
     assert.ok(row!.totp_secret && !row!.totp_secret.includes(setup.body.secret));
     assert.equal(row!.totp_enabled, false);
     assert.equal((await login(user)).body.requiresTwoFactor, undefined);
@@ -147,7 +158,10 @@ describe('auth two-factor', () => {
     assert.equal((await post('/api/auth/refresh', { refreshToken: verified.body.refreshToken })).status, 200);
 
     // The challenge is single use, whatever the second factor.
-    const reused = await post('/api/auth/verify-2fa', { twoFactorToken: challenge.body.twoFactorToken, recoveryCode: enable.body.recoveryCodes[0] });
+    const reused = await post('/api/auth/verify-2fa', {
+      twoFactorToken: challenge.body.twoFactorToken,
+      recoveryCode: enable.body.recoveryCodes[0],
+    });
     assert.equal(reused.status, 401);
     assert.equal(reused.body.code, 'INVALID_TWO_FACTOR');
   });
@@ -182,7 +196,8 @@ describe('auth two-factor', () => {
     // Stored only as keyed hashes.
     const stored = await gw.ctx.db.query<{ code_hash: string }>('SELECT code_hash FROM recovery_codes WHERE user_id = $1', [user.id]);
     assert.equal(stored.length, 10);
-    for (const { code_hash } of stored) assert.ok(!user.recoveryCodes.some((c) => code_hash.includes(c) || code_hash.includes(c.replace('-', ''))));
+    for (const { code_hash } of stored)
+      assert.ok(!user.recoveryCodes.some((c) => code_hash.includes(c) || code_hash.includes(c.replace('-', ''))));
   });
 
   it('a challenge dies after its attempts, and expires', async () => {
@@ -201,7 +216,10 @@ describe('auth two-factor', () => {
     ]);
     assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: expiring, recoveryCode: user.recoveryCodes[0] })).status, 401);
     // The recovery code was not spent on the dead challenge.
-    assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: await challengeFor(user), recoveryCode: user.recoveryCodes[0] })).status, 200);
+    assert.equal(
+      (await post('/api/auth/verify-2fa', { twoFactorToken: await challengeFor(user), recoveryCode: user.recoveryCodes[0] })).status,
+      200,
+    );
 
     // Challenges expire five minutes after login.
     const fresh = await challengeFor(user);
@@ -217,7 +235,8 @@ describe('auth two-factor', () => {
     const first = await challengeFor(user);
     for (let i = 0; i < 3; i++) assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: first, code: '111111' })).status, 401);
     const second = await challengeFor(user);
-    for (let i = 0; i < 2; i++) assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: second, recoveryCode: 'aaaaa-bbbbb' })).status, 401);
+    for (let i = 0; i < 2; i++)
+      assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: second, recoveryCode: 'aaaaa-bbbbb' })).status, 401);
     const blocked = await post('/api/auth/verify-2fa', { twoFactorToken: await challengeFor(user), code: user.totp.next() });
     assert.equal(blocked.status, 429);
     assert.ok(Number(blocked.headers.get('retry-after')) >= 1);

@@ -42,7 +42,10 @@ describe('auth users', () => {
 
   it('creates a user, lists and gets it, never with the password hash', async () => {
     const password = 'correct horse battery';
-    const created = await gw.request('POST', usersPath(tenantA), { token: adminA, json: { username: 'ada.l', password, email: 'ada@example.com' } });
+    const created = await gw.request('POST', usersPath(tenantA), {
+      token: adminA,
+      json: { username: 'ada.l', password, email: 'ada@example.com' },
+    });
     assert.equal(created.status, 201, created.text);
     assert.deepEqual(Object.keys(created.body).sort(), USER_FIELDS);
     assert.match(created.body.id, /^usr_/);
@@ -58,17 +61,24 @@ describe('auth users', () => {
     const ids = list.body.data.map((u: { id: string }) => u.id);
     for (const id of [adminAId, secondAdminAId, memberAId, created.body.id]) assert.ok(ids.includes(id));
     assert.ok(list.body.data.every((u: { tenantId: string }) => u.tenantId === tenantA));
-    assert.deepEqual(list.body.data.find((u: { id: string }) => u.id === created.body.id), created.body);
+    assert.deepEqual(
+      list.body.data.find((u: { id: string }) => u.id === created.body.id),
+      created.body,
+    );
 
     const got = await gw.request('GET', userPath(tenantA, created.body.id), { token: adminA });
     assert.deepEqual(got.body, created.body);
-    for (const text of [created.text, list.text, got.text]) assert.ok(!text.includes('scrypt') && !text.includes(password) && !text.includes('password'));
+    for (const text of [created.text, list.text, got.text])
+      assert.ok(!text.includes('scrypt') && !text.includes(password) && !text.includes('password'));
 
     // The new account works in its tenant.
     const ws = await workspacesAs(await tokenFor(gw, created.body.id, tenantA));
     assert.equal(ws.status, 200);
 
-    const admin = await gw.request('POST', usersPath(tenantA), { token: adminA, json: { username: 'grace', password, roles: ['admin', 'member'] } });
+    const admin = await gw.request('POST', usersPath(tenantA), {
+      token: adminA,
+      json: { username: 'grace', password, roles: ['admin', 'member'] },
+    });
     assert.deepEqual(admin.body.roles, ['admin', 'member']);
   });
 
@@ -98,7 +108,8 @@ describe('auth users', () => {
     assert.equal((await gw.request('GET', userPath(tenantA, adminAId), { token: memberA })).status, 403);
     assert.equal((await gw.request('PATCH', userPath(tenantA, memberAId), { token: memberA, json: { roles: ['admin'] } })).status, 403);
 
-    const key = (await gw.request('POST', `/api/auth/tenants/${tenantA}/api-keys`, { token: adminA, json: { name: 'users test' } })).body.key;
+    const key = (await gw.request('POST', `/api/auth/tenants/${tenantA}/api-keys`, { token: adminA, json: { name: 'users test' } })).body
+      .key;
     assert.equal((await gw.request('GET', usersPath(tenantA), { apiKey: key })).status, 403);
     assert.equal((await gw.request('POST', usersPath(tenantA), { apiKey: key, json })).status, 403);
 
@@ -133,7 +144,10 @@ describe('auth users', () => {
   it('lets a platform admin manage any tenant, and only a platform admin grant platform_admin', async () => {
     const json = { username: 'would-be-root', password: 'long enough password', roles: ['platform_admin'] };
     assert.equal((await gw.request('POST', usersPath(tenantA), { token: adminA, json })).status, 403);
-    const escalate = await gw.request('PATCH', userPath(tenantA, memberAId), { token: adminA, json: { roles: ['admin', 'platform_admin'] } });
+    const escalate = await gw.request('PATCH', userPath(tenantA, memberAId), {
+      token: adminA,
+      json: { roles: ['admin', 'platform_admin'] },
+    });
     assert.equal(escalate.status, 403);
     assert.deepEqual((await gw.request('GET', userPath(tenantA, memberAId), { token: adminA })).body.roles, ['member']);
 
@@ -142,13 +156,21 @@ describe('auth users', () => {
     assert.deepEqual(root.body.roles, ['platform_admin']);
     // A tenant admin cannot take over or demote a platform admin in their tenant.
     for (const patch of [{ password: 'taken over password' }, { roles: ['member'] }, { status: 'disabled' }]) {
-      assert.equal((await gw.request('PATCH', userPath(tenantA, root.body.id), { token: adminA, json: patch })).status, 403, JSON.stringify(patch));
+      assert.equal(
+        (await gw.request('PATCH', userPath(tenantA, root.body.id), { token: adminA, json: patch })).status,
+        403,
+        JSON.stringify(patch),
+      );
     }
     assert.equal((await gw.request('GET', userPath(tenantA, root.body.id), { token: adminA })).body.status, 'active');
 
     assert.equal((await gw.request('GET', usersPath(tenantB), { token: platformAdmin })).status, 200);
     assert.equal((await gw.request('GET', usersPath('ten_00000000000000000000000000'), { token: platformAdmin })).status, 404);
-    assert.equal((await gw.request('POST', usersPath('nope'), { token: platformAdmin, json: { username: 'x-y', password: 'long enough password' } })).status, 404);
+    assert.equal(
+      (await gw.request('POST', usersPath('nope'), { token: platformAdmin, json: { username: 'x-y', password: 'long enough password' } }))
+        .status,
+      404,
+    );
   });
 
   it('applies role changes, disabling and password changes to the very next request', async () => {
@@ -189,10 +211,15 @@ describe('auth users', () => {
     const login = await gw.request('POST', '/api/auth/login', { json: { username: user.username, password: user.password } });
     assert.equal(login.status, 200);
     const refresh = () => gw.request('POST', '/api/auth/refresh', { json: { refreshToken: login.body.refreshToken } });
-    const reset = await gw.request('PATCH', userPath(tenantA, user.id), { token: adminA, json: { password: 'reset by the administrator' } });
+    const reset = await gw.request('PATCH', userPath(tenantA, user.id), {
+      token: adminA,
+      json: { password: 'reset by the administrator' },
+    });
     assert.equal(reset.status, 200);
     assert.equal((await refresh()).status, 401, 'the refresh token issued under the old password is dead');
-    const fresh = await gw.request('POST', '/api/auth/login', { json: { username: user.username, password: 'reset by the administrator' } });
+    const fresh = await gw.request('POST', '/api/auth/login', {
+      json: { username: user.username, password: 'reset by the administrator' },
+    });
     assert.equal(fresh.status, 200);
   });
 
@@ -208,7 +235,10 @@ describe('auth users', () => {
     assert.equal(me.email, 'me@example.net');
 
     // Another admin may disable an admin; that admin's token stops at once.
-    assert.equal((await gw.request('PATCH', userPath(tenantA, secondAdminAId), { token: adminA, json: { status: 'disabled' } })).status, 200);
+    assert.equal(
+      (await gw.request('PATCH', userPath(tenantA, secondAdminAId), { token: adminA, json: { status: 'disabled' } })).status,
+      200,
+    );
     assert.equal((await workspacesAs(secondAdminA)).status, 401);
   });
 
@@ -230,7 +260,10 @@ describe('auth users', () => {
     for (const [json, field] of createCases) {
       const response = await gw.request('POST', usersPath(tenantA), { token: adminA, json });
       assert.equal(response.status, 400, JSON.stringify(json));
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(json)} → ${response.text}`);
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        `${JSON.stringify(json)} → ${response.text}`,
+      );
     }
     const patchCases: [Record<string, unknown>, string][] = [
       [{ status: 'gone' }, 'status'],
@@ -243,7 +276,10 @@ describe('auth users', () => {
     for (const [json, field] of patchCases) {
       const response = await gw.request('PATCH', userPath(tenantA, memberAId), { token: adminA, json });
       assert.equal(response.status, 400, JSON.stringify(json));
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(json)} → ${response.text}`);
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        `${JSON.stringify(json)} → ${response.text}`,
+      );
     }
     const list = (await gw.request('GET', usersPath(tenantA), { token: adminA })).body.data;
     assert.ok(!list.some((u: { username: string }) => u.username === 'shorty'), 'nothing was created');

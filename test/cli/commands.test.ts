@@ -54,7 +54,10 @@ describe('gateway CLI (no server running)', () => {
   });
 
   it('users create makes admins and members, and never prints the password', async () => {
-    const admin = await cliJson(['users', 'create', '--tenant', tenantId, '--username', 'alice', '--password', PASSWORD, '--email', 'alice@example.com', '--admin'], env);
+    const admin = await cliJson(
+      ['users', 'create', '--tenant', tenantId, '--username', 'alice', '--password', PASSWORD, '--email', 'alice@example.com', '--admin'],
+      env,
+    );
     assert.match(admin.id, /^usr_/);
     assert.equal(admin.tenantId, tenantId);
     assert.deepEqual(admin.roles, ['admin']);
@@ -64,18 +67,27 @@ describe('gateway CLI (no server running)', () => {
     assert.equal('passwordHash' in admin || 'password_hash' in admin, false);
 
     // --password-stdin keeps the password out of the process list; one trailing newline is dropped.
-    const member = await runCli(['users', 'create', '--tenant', tenantId, '--username', 'bob', '--password-stdin'], env, { input: `${PASSWORD}\n` });
+    const member = await runCli(['users', 'create', '--tenant', tenantId, '--username', 'bob', '--password-stdin'], env, {
+      input: `${PASSWORD}\n`,
+    });
     assert.equal(member.code, 0, member.stderr);
     assert.match(member.stdout, /Created user "bob"/);
     assert.match(member.stdout, /roles: +member/);
     assert.equal(member.stdout.includes(PASSWORD), false);
 
-    const platform = await cliJson(['users', 'create', '--tenant', tenantId, '--username', 'root-op', '--platform-admin', '--password-stdin'], env, PASSWORD);
+    const platform = await cliJson(
+      ['users', 'create', '--tenant', tenantId, '--username', 'root-op', '--platform-admin', '--password-stdin'],
+      env,
+      PASSWORD,
+    );
     assert.deepEqual(platform.roles, ['platform_admin', 'admin']);
   });
 
   it('keys create prints the plaintext key once, and the key resolves with the server secret', async () => {
-    const key = await cliJson(['keys', 'create', '--tenant', tenantId, '--name', 'ci', '--scopes', 'read, write', '--expires-at', '2031-01-01T00:00:00Z'], env);
+    const key = await cliJson(
+      ['keys', 'create', '--tenant', tenantId, '--name', 'ci', '--scopes', 'read, write', '--expires-at', '2031-01-01T00:00:00Z'],
+      env,
+    );
     assert.match(key.id, /^key_/);
     assert.match(key.key, /^rdk_[A-Za-z0-9_-]+$/);
     assert.equal(key.status, 'active');
@@ -107,33 +119,57 @@ describe('gateway CLI (no server running)', () => {
   it('tenants, users and keys list answer {"data": [...]} as the API does, oldest first, and never show a secret', async () => {
     const tenants = await cliJson(['tenants', 'list'], env);
     assert.deepEqual(Object.keys(tenants), ['data']);
-    assert.deepEqual(tenants.data.map((t: any) => t.name), ['Acme Research', 'Beta Labs']);
+    assert.deepEqual(
+      tenants.data.map((t: any) => t.name),
+      ['Acme Research', 'Beta Labs'],
+    );
     assert.equal(tenants.data[0].id, tenantId);
     assert.equal(tenants.data[0].status, 'active');
 
     const users = await cliJson(['users', 'list', '--tenant', tenantId], env);
-    assert.deepEqual(users.data.map((u: any) => [u.username, u.roles, u.tenantId]), [
-      ['alice', ['admin'], tenantId],
-      ['bob', ['member'], tenantId],
-      ['root-op', ['platform_admin', 'admin'], tenantId],
-    ]);
+    assert.deepEqual(
+      users.data.map((u: any) => [u.username, u.roles, u.tenantId]),
+      [
+        ['alice', ['admin'], tenantId],
+        ['bob', ['member'], tenantId],
+        ['root-op', ['platform_admin', 'admin'], tenantId],
+      ],
+    );
     const keys = await cliJson(['keys', 'list', '--tenant', tenantId], env);
-    assert.deepEqual(keys.data.map((k: any) => [k.name, k.status, k.scopes]), [['ci', 'active', '["read","write"]'], ['laptop', 'active', '[]']]);
+    assert.deepEqual(
+      keys.data.map((k: any) => [k.name, k.status, k.scopes]),
+      [
+        ['ci', 'active', '["read","write"]'],
+        ['laptop', 'active', '[]'],
+      ],
+    );
     for (const key of keys.data) {
       assert.match(key.id, /^key_/);
       assert.match(key.maskedKey, /^rdk_.{4}….{4}$/);
-      assert.deepEqual(Object.keys(key).filter((k) => !['id', 'name', 'maskedKey', 'status', 'scopes', 'createdAt', 'expiresAt', 'customerId', 'lastUsedAt'].includes(k)), []);
+      assert.deepEqual(
+        Object.keys(key).filter(
+          (k) => !['id', 'name', 'maskedKey', 'status', 'scopes', 'createdAt', 'expiresAt', 'customerId', 'lastUsedAt'].includes(k),
+        ),
+        [],
+      );
     }
 
     const ctx = await createContext(loadConfig(env));
     let hashes: string[];
     try {
-      hashes = (await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM users UNION ALL SELECT key_hash FROM api_keys')).map((r) => r.hash);
+      hashes = (
+        await ctx.db.query<{ hash: string }>('SELECT password_hash AS hash FROM users UNION ALL SELECT key_hash FROM api_keys')
+      ).map((r) => r.hash);
     } finally {
       await ctx.close();
     }
     assert.equal(hashes.length, 5);
-    const human = await Promise.all([['users', 'list', '--tenant', tenantId], ['keys', 'list', '--tenant', tenantId]].map((args) => runCli(args, env)));
+    const human = await Promise.all(
+      [
+        ['users', 'list', '--tenant', tenantId],
+        ['keys', 'list', '--tenant', tenantId],
+      ].map((args) => runCli(args, env)),
+    );
     const printed = [JSON.stringify(users), JSON.stringify(keys), ...human.map((r) => r.stdout + r.stderr)].join('\n');
     for (const secret of [...hashes, ...plaintextKeys, PASSWORD]) assert.equal(printed.includes(secret), false, 'a secret was printed');
   });
@@ -185,7 +221,10 @@ describe('gateway CLI (no server running)', () => {
     assert.deepEqual(await cliJson(['users', 'list', '--tenant', beta], env), { data: [] });
     const keys = await runCli(['keys', 'list', '--tenant', beta], env);
     assert.equal(keys.code, 0, keys.stderr);
-    assert.match(keys.stdout, /^The tenant has no API keys yet\. Create one with: gateway keys create --tenant <tenantId> --name <name>\n$/);
+    assert.match(
+      keys.stdout,
+      /^The tenant has no API keys yet\. Create one with: gateway keys create --tenant <tenantId> --name <name>\n$/,
+    );
   });
 
   it('a name with control characters stays on its own line, escaped, in the table', async () => {
@@ -195,14 +234,23 @@ describe('gateway CLI (no server running)', () => {
     assert.equal(listed.code, 0, listed.stderr);
     assert.equal(listed.stdout.includes('\u001b'), false);
     const lines = listed.stdout.trimEnd().split('\n');
-    assert.ok(lines.slice(1).every((line) => /^ten_/.test(line)), listed.stdout);
-    assert.ok(lines.some((line) => line.includes('Evil\\n\\u001b[2Jcorp')), listed.stdout);
+    assert.ok(
+      lines.slice(1).every((line) => /^ten_/.test(line)),
+      listed.stdout,
+    );
+    assert.ok(
+      lines.some((line) => line.includes('Evil\\n\\u001b[2Jcorp')),
+      listed.stdout,
+    );
     // JSON carries the name as it is stored.
     assert.ok((await cliJson(['tenants', 'list'], env)).data.some((t: any) => t.name === hostile));
   });
 
   it('two commands at once on a stopped server both succeed: the second waits for the first', async () => {
-    const [a, b] = await Promise.all([cliJson(['tenants', 'create', '--name', 'Parallel A'], env), cliJson(['tenants', 'create', '--name', 'Parallel B'], env)]);
+    const [a, b] = await Promise.all([
+      cliJson(['tenants', 'create', '--name', 'Parallel A'], env),
+      cliJson(['tenants', 'create', '--name', 'Parallel B'], env),
+    ]);
     assert.match(a.id, /^ten_/);
     assert.match(b.id, /^ten_/);
     assert.notEqual(a.id, b.id);

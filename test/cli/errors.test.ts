@@ -40,7 +40,16 @@ describe('gateway CLI help, errors and migrate (no server running)', () => {
   it('prints help for people and exits 0', async () => {
     const general = await runCli(['--help'], env);
     assert.equal(general.code, 0);
-    for (const command of ['start', 'migrate', 'tenants create', 'tenants list', 'users create', 'users list', 'keys create', 'keys list']) {
+    for (const command of [
+      'start',
+      'migrate',
+      'tenants create',
+      'tenants list',
+      'users create',
+      'users list',
+      'keys create',
+      'keys list',
+    ]) {
       assert.match(general.stdout, new RegExp(`\\n  ${command} `));
     }
     const users = await runCli(['users', 'create', '--help'], env);
@@ -82,7 +91,10 @@ describe('gateway CLI help, errors and migrate (no server running)', () => {
       [['users', 'create', '--tenant', 'ten_missing', '--username', 'erin', '--password', PASSWORD], /Tenant not found/],
       [['users', 'list', '--tenant', 'ten_missing'], /Tenant not found/],
       [['keys', 'list', '--tenant', 'ten_01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--json'], /Tenant not found/],
-      [['keys', 'create', '--tenant', tenantId, '--name', 'k', '--expires-at', '2001-01-01T00:00:00Z'], /--expires-at: must be in the future/],
+      [
+        ['keys', 'create', '--tenant', tenantId, '--name', 'k', '--expires-at', '2001-01-01T00:00:00Z'],
+        /--expires-at: must be in the future/,
+      ],
     ] as Failure[]) {
       await expectFailures(env, [failure]);
     }

@@ -72,7 +72,11 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 const children = new Set<ChildProcess>();
 
 /** Runs `gateway <args>` from source and waits for it (killed after `timeoutMs`). */
-export function runCli(args: string[], env: Record<string, string>, options: { input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { input?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...CLI, ...args], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     children.add(child);
@@ -144,7 +148,8 @@ export function startCliServer(env: Record<string, string>): StartedProcess {
         const check = () => {
           const match = output.match(pattern);
           if (match) finish(undefined, match);
-          else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`process ended before ${pattern}; output:\n${output}`));
+          else if (child.exitCode !== null || child.signalCode !== null)
+            finish(new Error(`process ended before ${pattern}; output:\n${output}`));
         };
         const finish = (error?: Error, match?: RegExpMatchArray) => {
           clearTimeout(timer);

@@ -66,7 +66,10 @@ describe('gateway models (local engine)', () => {
     assert.match(garbage.stderr, /error: /);
     const list = await runCli(['models', 'list', '--json'], env);
     assert.deepEqual(JSON.parse(list.stdout).data, ['tiny-chat']);
-    assert.deepEqual(readdirSync(path.join(dataDir, 'models')).filter((f) => f.endsWith('.gguf')), ['tiny-chat.gguf']);
+    assert.deepEqual(
+      readdirSync(path.join(dataDir, 'models')).filter((f) => f.endsWith('.gguf')),
+      ['tiny-chat.gguf'],
+    );
   });
 
   it('needs a name and --url, and names what is missing', async () => {

@@ -39,7 +39,7 @@ describe('local pull: what the trial load says', () => {
     }
   };
 
-  it('a file llama.cpp refuses is the caller\'s: rejected, never retryable', async () => {
+  it("a file llama.cpp refuses is the caller's: rejected, never retryable", async () => {
     const error = await pull(async () => {
       throw new Error('unsupported model architecture');
     });
@@ -49,14 +49,18 @@ describe('local pull: what the trial load says', () => {
     assert.match(error.message, /unsupported model architecture/);
   });
 
-  it('a local engine that cannot start is the node\'s failure: unreachable, counted against the node', async () => {
+  it("a local engine that cannot start is the node's failure: unreachable, counted against the node", async () => {
     const error = await pull(async () => {
       throw new EngineError('unreachable', 'The local engine process did not start: spawn ENOMEM');
     });
     assert.ok(error instanceof EngineError);
     assert.equal(error.failure, 'unreachable');
     assert.equal(error.retryable, true);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.endsWith('.gguf')), [], 'nothing was kept');
+    assert.deepEqual(
+      readdirSync(dir).filter((f) => f.endsWith('.gguf')),
+      [],
+      'nothing was kept',
+    );
   });
 
   it('a file the trial load accepts is placed', async () => {

@@ -83,7 +83,10 @@ describe('local engine (llama.cpp child process)', () => {
     const first = await engine.chat(chatRequest({ maxTokens: 20 }));
     assert.equal(startedChildren(), 1);
     // The configured thread count reaches llama.cpp (its default, one per core, collapses under load).
-    assert.ok(logs.some((l) => /local model tiny loaded for chat .*\(context 256 tokens, 1 threads\)/.test(l)), logs.join('\n'));
+    assert.ok(
+      logs.some((l) => /local model tiny loaded for chat .*\(context 256 tokens, 1 threads\)/.test(l)),
+      logs.join('\n'),
+    );
     assert.equal(first.finishReason, 'length');
     assert.equal(first.usage.completionTokens, 20);
     assert.ok(first.content.length > 0);
@@ -92,7 +95,13 @@ describe('local engine (llama.cpp child process)', () => {
     // The prompt count is the rendered template's: more text, more tokens; a system message adds its own.
     const longer = await engine.chat(chatRequest({ maxTokens: 1, messages: [{ role: 'user', content: 'hello hello hello hello' }] }));
     const withSystem = await engine.chat(
-      chatRequest({ maxTokens: 1, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello' }] }),
+      chatRequest({
+        maxTokens: 1,
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'hello' },
+        ],
+      }),
     );
     assert.ok(first.usage.promptTokens! > 5);
     assert.ok(longer.usage.promptTokens! > first.usage.promptTokens!);
@@ -272,9 +281,12 @@ describe('local engine (llama.cpp child process)', () => {
 
     const crash = await rejectsWith(engine.chat(chatRequest({ model: 'crash' })), 'upstream_error', /exited \(SIGABRT\)/);
     assert.equal(crash.retryable, false);
-    await assert.rejects(async () => {
-      for (let step = await iterator.next(); !step.done; step = await iterator.next());
-    }, (error: unknown) => error instanceof EngineError && /exited/.test(error.message));
+    await assert.rejects(
+      async () => {
+        for (let step = await iterator.next(); !step.done; step = await iterator.next());
+      },
+      (error: unknown) => error instanceof EngineError && /exited/.test(error.message),
+    );
 
     // Remembered as broken: not offered, not loaded again.
     assert.ok(!(await ids(engine)).includes('crash'));
@@ -314,8 +326,7 @@ describe('local engine (llama.cpp child process)', () => {
         else if (req.url === '/cut.gguf') {
           res.writeHead(200, { 'content-length': good.length });
           res.write(good.subarray(0, good.length / 2), () => res.destroy());
-        }
-        else if (req.url === '/stall.gguf') {
+        } else if (req.url === '/stall.gguf') {
           // Half the file, then nothing until the test lets go.
           res.writeHead(200, { 'content-length': good.length });
           res.write(good.subarray(0, good.length / 2));
@@ -337,7 +348,9 @@ describe('local engine (llama.cpp child process)', () => {
     }
 
     it('downloads with progress, verifies sha256, validates, then offers the model', async () => {
-      const frames: PullProgress[] = await collect(engine.pull({ model: 'pulled', url: `${base}/tiny.gguf`, sha256: goodSha, signal: never }));
+      const frames: PullProgress[] = await collect(
+        engine.pull({ model: 'pulled', url: `${base}/tiny.gguf`, sha256: goodSha, signal: never }),
+      );
       const statuses = frames.map((f) => f.status);
       assert.equal(statuses[0], 'downloading');
       assert.deepEqual(frames[0], { status: 'downloading', total: good.length, completed: 0 });
@@ -368,7 +381,11 @@ describe('local engine (llama.cpp child process)', () => {
         assert.ok(!frames.some((f) => f.status === 'verifying sha256 digest'));
         assert.deepEqual(checked, ['/hop1', '/hop2', '/tiny.gguf']);
         assert.ok((await ids(engine)).includes('redirected'));
-        await rejectsWith(collect(redirected.pull({ model: 'x', url: `${base}/loop`, signal: never })), 'download_failed', /more than 5 redirects/);
+        await rejectsWith(
+          collect(redirected.pull({ model: 'x', url: `${base}/loop`, signal: never })),
+          'download_failed',
+          /more than 5 redirects/,
+        );
       } finally {
         await redirected.close();
       }
@@ -391,18 +408,30 @@ describe('local engine (llama.cpp child process)', () => {
 
     it('a sha256 mismatch keeps nothing', async () => {
       const wrong = 'a'.repeat(64);
-      await rejectsWith(collect(engine.pull({ model: 'mismatch', url: `${base}/tiny.gguf`, sha256: wrong, signal: never })), 'rejected', /SHA-256 mismatch/);
+      await rejectsWith(
+        collect(engine.pull({ model: 'mismatch', url: `${base}/tiny.gguf`, sha256: wrong, signal: never })),
+        'rejected',
+        /SHA-256 mismatch/,
+      );
       assert.ok(!existsSync(path.join(modelsDir, 'mismatch.gguf')));
       assert.deepEqual(partials(), []);
     });
 
     it('files that are not GGUF, or crash llama.cpp, are refused and never listed', async () => {
-      await rejectsWith(collect(engine.pull({ model: 'junk-pull', url: `${base}/junk.gguf`, signal: never })), 'rejected', /not a usable GGUF model: not a GGUF file/);
+      await rejectsWith(
+        collect(engine.pull({ model: 'junk-pull', url: `${base}/junk.gguf`, signal: never })),
+        'rejected',
+        /not a usable GGUF model: not a GGUF file/,
+      );
       // This one passes the header check; the trial load refuses it, in a child of its own: the serving
       // child and the generation in flight on it live on.
       const inFlight = (await engine.chatStream(chatRequest({ model: 'endless', maxTokens: 200 })))[Symbol.asyncIterator]();
       const children = startedChildren();
-      await rejectsWith(collect(engine.pull({ model: 'crash-pull', url: `${base}/crash.gguf`, signal: never })), 'rejected', /refused: loading it crashed llama.cpp.*SIGABRT/);
+      await rejectsWith(
+        collect(engine.pull({ model: 'crash-pull', url: `${base}/crash.gguf`, signal: never })),
+        'rejected',
+        /refused: loading it crashed llama.cpp.*SIGABRT/,
+      );
       assert.equal(startedChildren(), children + 1);
       let tokens = 0;
       for (let step = await inFlight.next(); !step.done; step = await inFlight.next()) {
@@ -431,20 +460,38 @@ describe('local engine (llama.cpp child process)', () => {
       }
       await rejectsWith(collect(engine.pull({ model: 'y', url: 'file:///etc/passwd', signal: never })), 'rejected', /http or https/);
       await rejectsWith(collect(engine.pull({ model: 'y', signal: never })), 'rejected', /needs the URL/);
-      await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/tiny.gguf`, sha256: 'abc', signal: never })), 'rejected', /64 hexadecimal/);
+      await rejectsWith(
+        collect(engine.pull({ model: 'y', url: `${base}/tiny.gguf`, sha256: 'abc', signal: never })),
+        'rejected',
+        /64 hexadecimal/,
+      );
       await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/missing.gguf`, signal: never })), 'download_failed', /HTTP 404/);
       assert.deepEqual(partials(), []);
     });
 
     it("a download that fails (refused, HTTP 500, cut off, stalled) is download_failed, never retryable: the URL is the caller's, not this node's", async () => {
       const failures = [
-        await rejectsWith(collect(engine.pull({ model: 'y', url: 'http://127.0.0.1:1/x.gguf', signal: never })), 'download_failed', /^The download failed: connect ECONNREFUSED 127\.0\.0\.1:1$/),
-        await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/server-error.gguf`, signal: never })), 'download_failed', /HTTP 500/),
-        await rejectsWith(collect(engine.pull({ model: 'y', url: `${base}/cut.gguf`, signal: never })), 'download_failed', /^The download failed: /),
+        await rejectsWith(
+          collect(engine.pull({ model: 'y', url: 'http://127.0.0.1:1/x.gguf', signal: never })),
+          'download_failed',
+          /^The download failed: connect ECONNREFUSED 127\.0\.0\.1:1$/,
+        ),
+        await rejectsWith(
+          collect(engine.pull({ model: 'y', url: `${base}/server-error.gguf`, signal: never })),
+          'download_failed',
+          /HTTP 500/,
+        ),
+        await rejectsWith(
+          collect(engine.pull({ model: 'y', url: `${base}/cut.gguf`, signal: never })),
+          'download_failed',
+          /^The download failed: /,
+        ),
       ];
       const quick = new LocalEngine({ modelsDir, threads: 1, contextSize: 256, timeoutMs: 300, pullMaxBytes: 4 * 1024 * 1024 });
       try {
-        failures.push(await rejectsWith(collect(quick.pull({ model: 'y', url: `${base}/stall.gguf`, signal: never })), 'download_failed', /stalled/));
+        failures.push(
+          await rejectsWith(collect(quick.pull({ model: 'y', url: `${base}/stall.gguf`, signal: never })), 'download_failed', /stalled/),
+        );
       } finally {
         release();
         await quick.close();

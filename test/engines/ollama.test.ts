@@ -40,7 +40,11 @@ describe('Ollama engine adapter', () => {
 
   it('chats in one JSON answer with num_predict, temperature and real usage', async () => {
     const result = await engine.chat(chatRequest());
-    assert.deepEqual(result, { content: 'Fake answer to: tell me about otters', finishReason: 'stop', usage: { promptTokens: 6, completionTokens: 7 } });
+    assert.deepEqual(result, {
+      content: 'Fake answer to: tell me about otters',
+      finishReason: 'stop',
+      usage: { promptTokens: 6, completionTokens: 7 },
+    });
     const body = fake.requests.at(-1)!.body;
     assert.equal(fake.requests.at(-1)!.path, '/api/chat');
     assert.equal(body.stream, false);
@@ -117,9 +121,13 @@ describe('Ollama engine adapter', () => {
     );
     assert.deepEqual(seen, [{ status: 'pulling manifest' }]);
     fake.behaviour = { pullFrames: [{ status: 'pulling manifest' }, { error: 'disk full' }] };
-    await rejectsWith(collect(engine.pull({ model: 'big', signal: never })), 'upstream_error', (err) => assert.match(err.message, /disk full/));
+    await rejectsWith(collect(engine.pull({ model: 'big', signal: never })), 'upstream_error', (err) =>
+      assert.match(err.message, /disk full/),
+    );
     fake.behaviour = { pullFrames: [{ status: 'pulling manifest' }] };
-    await rejectsWith(collect(engine.pull({ model: 'big', signal: never })), 'upstream_error', (err) => assert.match(err.message, /without success/));
+    await rejectsWith(collect(engine.pull({ model: 'big', signal: never })), 'upstream_error', (err) =>
+      assert.match(err.message, /without success/),
+    );
     fake.behaviour = {};
   });
 
@@ -157,7 +165,9 @@ describe('Ollama engine adapter', () => {
     ] as [number, EngineFailure][]) {
       it(`maps HTTP ${status} to ${failure}`, async () => {
         fake.behaviour = { status };
-        await rejectsWith(engine.chat(chatRequest()), failure, (err) => assert.match(err.message, new RegExp(`fake upstream answered ${status}`)));
+        await rejectsWith(engine.chat(chatRequest()), failure, (err) =>
+          assert.match(err.message, new RegExp(`fake upstream answered ${status}`)),
+        );
         await rejectsWith(engine.chatStream(chatRequest()), failure);
         fake.behaviour = {};
       });
@@ -202,7 +212,9 @@ describe('Ollama engine adapter', () => {
         res.write('age":{"role":"assistant","content":"lo"},"done":false}\n');
         await sleep(5);
         // Text and the error in one read: the text still comes first.
-        res.end('{"model":"m","message":{"role":"assistant","content":"!"},"done":false}\n{"error":"llama runner process has terminated"}\n');
+        res.end(
+          '{"model":"m","message":{"role":"assistant","content":"!"},"done":false}\n{"error":"llama runner process has terminated"}\n',
+        );
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const scripted = new OllamaEngine({ url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, timeoutMs: 2000 });
@@ -228,7 +240,8 @@ describe('Ollama engine adapter', () => {
       const controller = new AbortController();
       await rejectsWith(
         (async () => {
-          for await (const c of chunksOf(await engine.chatStream(chatRequest({ signal: controller.signal })))) if (c.type === 'delta') controller.abort();
+          for await (const c of chunksOf(await engine.chatStream(chatRequest({ signal: controller.signal }))))
+            if (c.type === 'delta') controller.abort();
         })(),
         'aborted',
       );
@@ -258,6 +271,5 @@ describe('Ollama engine adapter', () => {
       await fake.waitForAbort(aborted + 1, 1000);
       fake.behaviour = {};
     });
-
   });
 });

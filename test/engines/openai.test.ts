@@ -248,7 +248,9 @@ describe('OpenAI-compatible engine adapter', () => {
 
     it('throws on an in-band error frame and on a stream that ends without [DONE]', async () => {
       const frame = (content: string) => `data: {"choices":[{"index":0,"delta":{"content":"${content}"},"finish_reason":null}]}\n\n`;
-      const inBand = await scripted(sse([frame('hi'), 'data: {"error":{"message":"CUDA out of memory","code":500}}\n\n', 'data: [DONE]\n\n']));
+      const inBand = await scripted(
+        sse([frame('hi'), 'data: {"error":{"message":"CUDA out of memory","code":500}}\n\n', 'data: [DONE]\n\n']),
+      );
       const broken = new OpenAIEngine({ url: inBand.url, timeoutMs: 2000 });
       const seen: ChatChunk[] = [];
       await rejectsWith(
@@ -276,13 +278,20 @@ describe('OpenAI-compatible engine adapter', () => {
         'upstream_error',
         (err) => assert.match(err.message, /not JSON/),
       );
-      assert.deepEqual(batches, [[{ type: 'delta', content: 'so' }, { type: 'delta', content: ' far' }]]);
+      assert.deepEqual(batches, [
+        [
+          { type: 'delta', content: 'so' },
+          { type: 'delta', content: ' far' },
+        ],
+      ]);
       await garbled.close();
       await oneRead.close();
 
       const truncated = await scripted(sse([frame('hi'), frame(' there')]));
       const cut = new OpenAIEngine({ url: truncated.url, timeoutMs: 2000 });
-      await rejectsWith(collect(chunksOf(await cut.chatStream(chatRequest()))), 'upstream_error', (err) => assert.match(err.message, /without \[DONE\]/));
+      await rejectsWith(collect(chunksOf(await cut.chatStream(chatRequest()))), 'upstream_error', (err) =>
+        assert.match(err.message, /without \[DONE\]/),
+      );
       await cut.close();
       await truncated.close();
     });
@@ -368,7 +377,10 @@ describe('OpenAI-compatible engine adapter', () => {
         ]);
       }
       // undici may open a second connection for a request sent the moment the previous body ended.
-      assert.ok(server.connections() <= 2, `completed streams leave keep-alive connections reusable (${server.connections()} for 5 streams)`);
+      assert.ok(
+        server.connections() <= 2,
+        `completed streams leave keep-alive connections reusable (${server.connections()} for 5 streams)`,
+      );
       await remote.close();
       await server.close();
     });
@@ -472,5 +484,4 @@ describe('OpenAI-compatible engine adapter', () => {
       fake.behaviour = {};
     }
   });
-
 });

@@ -42,7 +42,11 @@ export function text(chunks: ChatChunk[]): string {
 }
 
 /** Asserts that `promise` rejects with EngineError(failure), its message matching `check` or passing it. */
-export async function rejectsWith(promise: Promise<unknown>, failure: EngineFailure, check?: RegExp | ((err: EngineError) => void)): Promise<EngineError> {
+export async function rejectsWith(
+  promise: Promise<unknown>,
+  failure: EngineFailure,
+  check?: RegExp | ((err: EngineError) => void),
+): Promise<EngineError> {
   const error = await promise.then(
     () => assert.fail(`expected EngineError(${failure})`),
     (err: unknown) => err,
@@ -61,7 +65,10 @@ export async function rejectsWith(promise: Promise<unknown>, failure: EngineFail
  * buffers autotune to several MB, differently from machine to machine, so the answer is
  * far larger than they are). Returns the stream, still open, and the bytes written then.
  */
-export async function stallUnreadStream(engine: Engine, fake: FakeEngine): Promise<{ iterator: AsyncIterator<ChatBatch>; stalled: number; written: () => number }> {
+export async function stallUnreadStream(
+  engine: Engine,
+  fake: FakeEngine,
+): Promise<{ iterator: AsyncIterator<ChatBatch>; stalled: number; written: () => number }> {
   const tokenChars = 16 * 1024;
   const tokens = 8192;
   fake.behaviour = { reply: 'x'.repeat(tokenChars), repeat: tokens };

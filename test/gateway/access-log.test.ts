@@ -28,7 +28,9 @@ describe('access log', () => {
     app.get('/answers', async (_request, reply) => reply.code(502).send({ ok: false }));
     // The response stream fails after the handler: Fastify reports the request completed with that error.
     app.get('/fails', (_request, reply) => {
-      setImmediate(() => reply.raw.emit('error', Object.assign(new Error('the response stream failed'), { apiKey: SECRET, token: SECRET })));
+      setImmediate(() =>
+        reply.raw.emit('error', Object.assign(new Error('the response stream failed'), { apiKey: SECRET, token: SECRET })),
+      );
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -60,7 +62,9 @@ describe('access log', () => {
 
   it("logs a request that failed with an error through the request's redacting logger, secrets redacted", async () => {
     access.length = own.length = 0;
-    await fetch(`${base}/fails?key=${SECRET}`, { headers: { 'x-api-key': SECRET }, signal: AbortSignal.timeout(300) }).catch(() => undefined);
+    await fetch(`${base}/fails?key=${SECRET}`, { headers: { 'x-api-key': SECRET }, signal: AbortSignal.timeout(300) }).catch(
+      () => undefined,
+    );
     await settle(own, 'request errored');
     assert.deepEqual(access, [], 'not through the unredacted access logger');
     const errored = own.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request errored');

@@ -34,7 +34,12 @@ describe('edge: credentials', () => {
   it('accepts an API key as X-API-Key or as Authorization: Bearer, in any scheme casing', async () => {
     const expected = await gw.request('GET', '/api/os/workspaces', { apiKey: keyA });
     assert.equal(expected.status, 200);
-    for (const headers of [{ authorization: `Bearer ${keyA}` }, { authorization: `bearer ${keyA}` }, { authorization: `Bearer   ${keyA}  ` }, { 'x-api-key': ` ${keyA} ` }] as Record<string, string>[]) {
+    for (const headers of [
+      { authorization: `Bearer ${keyA}` },
+      { authorization: `bearer ${keyA}` },
+      { authorization: `Bearer   ${keyA}  ` },
+      { 'x-api-key': ` ${keyA} ` },
+    ] as Record<string, string>[]) {
       const response = await gw.request('GET', '/api/os/workspaces', { headers });
       assert.equal(response.status, 200, JSON.stringify(Object.keys(headers)));
       assert.deepEqual(response.body, expected.body);
@@ -61,13 +66,22 @@ describe('edge: credentials', () => {
       const { correlationId, ...rest } = response.body;
       assert.equal(correlationId, response.headers.get('x-correlation-id'));
       bodies.add(JSON.stringify(rest));
-      assert.equal(response.headers.get('www-authenticate'), (await gw.request('GET', '/api/os/workspaces')).headers.get('www-authenticate'));
+      assert.equal(
+        response.headers.get('www-authenticate'),
+        (await gw.request('GET', '/api/os/workspaces')).headers.get('www-authenticate'),
+      );
     }
     assert.equal(bodies.size, 1, [...bodies].join('\n'));
   });
 
   describe('the internal token cannot come from outside', () => {
-    const forgedPrincipal = (): Principal => ({ tenantId: tenantB, kind: 'user', subject: 'usr_forged', roles: ['platform_admin'], scopes: [] });
+    const forgedPrincipal = (): Principal => ({
+      tenantId: tenantB,
+      kind: 'user',
+      subject: 'usr_forged',
+      roles: ['platform_admin'],
+      scopes: [],
+    });
 
     it('a correctly signed internal token is not a credential', async () => {
       // Even one minted with the real key (as if it leaked from inside) is refused at the edge.
@@ -92,7 +106,9 @@ describe('edge: credentials', () => {
         headers: { 'x-internal-token': token, 'x-tenant-id': tenantB, cookie: `internalToken=${token}` },
       });
       assert.equal(response.status, 404, "tenant A's key never sees tenant B's workspace");
-      const list = await gw.request('GET', `/api/os/workspaces?internalToken=${encodeURIComponent(token)}&tenantId=${tenantB}`, { apiKey: keyA });
+      const list = await gw.request('GET', `/api/os/workspaces?internalToken=${encodeURIComponent(token)}&tenantId=${tenantB}`, {
+        apiKey: keyA,
+      });
       assert.equal(list.status, 200);
       assert.ok(!list.text.includes(workspaceB));
     });
@@ -100,7 +116,11 @@ describe('edge: credentials', () => {
     it('a body field cannot set the principal either', async () => {
       const response = await gw.request('POST', '/api/os/workspaces', {
         apiKey: keyA,
-        json: { name: 'mine', internalToken: mintInternalToken(gw.ctx.secrets.internalTokenKey, forgedPrincipal(), 'x'), principal: forgedPrincipal() },
+        json: {
+          name: 'mine',
+          internalToken: mintInternalToken(gw.ctx.secrets.internalTokenKey, forgedPrincipal(), 'x'),
+          principal: forgedPrincipal(),
+        },
       });
       assert.equal(response.status, 201);
       const [row] = await gw.ctx.db.query<{ tenant_id: string }>('SELECT tenant_id FROM workspaces WHERE id = $1', [response.body.id]);
@@ -141,7 +161,10 @@ describe('edge: credentials', () => {
       await send('POST', '/api/os/workspaces', { apiKey: key, json: { name: 'x'.repeat(4096), key } }); // 413
       await send('POST', '/api/llm/v1/chat/stream', { apiKey: key }); // 410
       await send('GET', '/health', { apiKey: key });
-      await send('OPTIONS', '/api/os/workspaces', { apiKey: key, headers: { origin: 'https://x.example', 'access-control-request-method': 'GET' } });
+      await send('OPTIONS', '/api/os/workspaces', {
+        apiKey: key,
+        headers: { origin: 'https://x.example', 'access-control-request-method': 'GET' },
+      });
     }
     await send('GET', '/api/os/workspaces', { token: adminA, headers: { cookie: `service_refresh_token=${fresh}` } });
     await rawRequest(gw, 'GET', '/api/OS//Workspaces', { headers: { 'x-api-key': fresh } });

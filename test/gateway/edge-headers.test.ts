@@ -31,7 +31,11 @@ describe('edge: correlation id, CORS, health, 410', () => {
         ['health', 200, () => gw.request('GET', '/health')],
         ['authenticated list', 200, () => gw.request('GET', '/api/os/workspaces', { apiKey })],
         ['create', 201, () => gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'corr' } })],
-        ['malformed JSON', 400, () => gw.request('POST', '/api/os/workspaces', { apiKey, body: '{"name":', headers: { 'content-type': 'application/json' } })],
+        [
+          'malformed JSON',
+          400,
+          () => gw.request('POST', '/api/os/workspaces', { apiKey, body: '{"name":', headers: { 'content-type': 'application/json' } }),
+        ],
         ['validation', 400, () => gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 7 } })],
         ['no credential', 401, () => gw.request('GET', '/api/os/workspaces')],
         ['bad credential', 401, () => gw.request('GET', '/api/os/workspaces', { apiKey: 'rdk_nope' })],
@@ -39,8 +43,21 @@ describe('edge: correlation id, CORS, health, 410', () => {
         ['unknown route', 404, () => gw.request('GET', '/no/such/route')],
         ['removed endpoint', 410, () => gw.request('POST', '/api/llm/v1/chat/stream', { json: {} })],
         ['body too large', 413, () => gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'x'.repeat(BODY_LIMIT) } })],
-        ['unsupported media type', 415, () => gw.request('POST', '/api/os/workspaces', { apiKey, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
-        ['CORS preflight', 204, () => gw.request('OPTIONS', '/api/os/workspaces', { headers: { origin: ALLOWED, 'access-control-request-method': 'GET' } })],
+        [
+          'unsupported media type',
+          415,
+          () =>
+            gw.request('POST', '/api/os/workspaces', {
+              apiKey,
+              body: 'name=x',
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            }),
+        ],
+        [
+          'CORS preflight',
+          204,
+          () => gw.request('OPTIONS', '/api/os/workspaces', { headers: { origin: ALLOWED, 'access-control-request-method': 'GET' } }),
+        ],
       ];
       for (const [label, status, send] of cases) {
         const response = await send();
@@ -107,11 +124,18 @@ describe('edge: correlation id, CORS, health, 410', () => {
       const id = `trace-${Date.now()}`;
       await gw.request('GET', '/api/os/workspaces', { apiKey, headers: { 'x-correlation-id': id } });
       await gw.request('GET', '/api/os/workspaces', { headers: { 'x-correlation-id': `${id}-denied` } });
-      const lines = gw.logs().trim().split('\n').map((l) => JSON.parse(l));
+      const lines = gw
+        .logs()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       const mine = lines.filter((l) => JSON.stringify(l).includes(id));
       for (const line of mine) assert.ok(line.correlationId === id || line.correlationId === `${id}-denied`, JSON.stringify(line));
       // One access line per request, when it completes: method, path, status, duration.
-      for (const [correlationId, statusCode] of [[id, 200], [`${id}-denied`, 401]] as const) {
+      for (const [correlationId, statusCode] of [
+        [id, 200],
+        [`${id}-denied`, 401],
+      ] as const) {
         const access = mine.filter((l) => l.correlationId === correlationId && l.res);
         assert.equal(access.length, 1, `one access line for ${correlationId}: ${JSON.stringify(mine)}`);
         assert.equal(access[0].res.statusCode, statusCode);
@@ -120,7 +144,8 @@ describe('edge: correlation id, CORS, health, 410', () => {
         assert.equal(access[0].level, 30, 'at info');
       }
       // And no request-scoped line anywhere in the log lacks an id.
-      for (const line of lines.filter((l) => l.req || l.res)) assert.match(String(line.correlationId), /^[A-Za-z0-9._-]{1,64}$/, JSON.stringify(line));
+      for (const line of lines.filter((l) => l.req || l.res))
+        assert.match(String(line.correlationId), /^[A-Za-z0-9._-]{1,64}$/, JSON.stringify(line));
     });
   });
 
@@ -141,7 +166,14 @@ describe('edge: correlation id, CORS, health, 410', () => {
     });
 
     it('gives a disallowed or missing origin no CORS headers', async () => {
-      for (const origin of ['https://evil.example.com', 'https://app.example.com.evil.com', 'http://app.example.com', 'https://APP.example.com:443x', 'null', undefined]) {
+      for (const origin of [
+        'https://evil.example.com',
+        'https://app.example.com.evil.com',
+        'http://app.example.com',
+        'https://APP.example.com:443x',
+        'null',
+        undefined,
+      ]) {
         const response = await gw.request('GET', '/api/os/workspaces', { apiKey, headers: origin ? { origin } : {} });
         assert.equal(response.status, 200, 'CORS does not change what the server answers, only what browsers may read');
         for (const header of ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers']) {
@@ -165,7 +197,11 @@ describe('edge: correlation id, CORS, health, 410', () => {
 
     it('refuses a preflight from another origin: no CORS headers, a problem with the correlation id', async () => {
       const response = await gw.request('OPTIONS', '/api/os/workspaces', {
-        headers: { origin: 'https://evil.example.com', 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key' },
+        headers: {
+          origin: 'https://evil.example.com',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'x-api-key',
+        },
       });
       assert.ok(response.status >= 400, `status ${response.status}`);
       assert.equal(response.headers.get('access-control-allow-origin'), null);

@@ -43,7 +43,10 @@ describe('fuzz: generated hostile requests on every route', () => {
   const seed = seedFromEnv();
 
   before(async () => {
-    engines = [await startFakeOpenAI({ models: [CHAT_MODEL], reply: 'fuzz answer' }), await startFakeOllama({ models: ['present:latest'] })];
+    engines = [
+      await startFakeOpenAI({ models: [CHAT_MODEL], reply: 'fuzz answer' }),
+      await startFakeOllama({ models: ['present:latest'] }),
+    ];
     gw = await gatewayOver(engines, {
       GATEWAY_LOCAL_ENGINE: 'on',
       GATEWAY_LOCAL_THREADS: '1',
@@ -57,7 +60,10 @@ describe('fuzz: generated hostile requests on every route', () => {
     const apiKey = (await createApiKey(gw, admin.tenantId, 'fuzz')).key;
     const closedUrl = await closedLoopbackUrl();
     const workspace = await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'fuzz target' } });
-    const node = await gw.request('POST', '/api/llm/v1/nodes', { token: adminJwt, json: { name: 'fuzz target', engine: 'openai', url: closedUrl } });
+    const node = await gw.request('POST', '/api/llm/v1/nodes', {
+      token: adminJwt,
+      json: { name: 'fuzz target', engine: 'openai', url: closedUrl },
+    });
     assert.equal(workspace.status, 201, workspace.text);
     assert.equal(node.status, 201, node.text);
     fx = {
@@ -88,7 +94,10 @@ describe('fuzz: generated hostile requests on every route', () => {
     // A first use costs once what no input can make it cost again: the tokenizer's tables
     // load after the first chat answer (a ~100 ms stall by design, more on a slow machine).
     // It is paid before the measurement: the bound is on what hostile input does.
-    const warmUp = await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey: fx.apiKey, json: { model: CHAT_MODEL, messages: [{ role: 'user', content: 'warm up' }] } });
+    const warmUp = await gw.request('POST', '/api/llm/v1/chat/completions', {
+      apiKey: fx.apiKey,
+      json: { model: CHAT_MODEL, messages: [{ role: 'user', content: 'warm up' }] },
+    });
     assert.equal(warmUp.status, 200, warmUp.text);
     await import('gpt-tokenizer/encoding/o200k_base');
     const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -113,15 +122,22 @@ describe('fuzz: generated hostile requests on every route', () => {
     const maxDelayMs = loop.max / 1e6;
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const sent = [...statuses.values()].reduce((a, b) => a + b, 0);
-    const bands = [...statuses].sort().map(([band, n]) => `${band} ${n}`).join(', ');
-    console.log(`fuzz: seed ${seed}, ${sent} requests (${bands}) in ${seconds} s, event loop max delay ${maxDelayMs.toFixed(0)} ms, ${failures.total} failing answers`);
+    const bands = [...statuses]
+      .sort()
+      .map(([band, n]) => `${band} ${n}`)
+      .join(', ');
+    console.log(
+      `fuzz: seed ${seed}, ${sent} requests (${bands}) in ${seconds} s, event loop max delay ${maxDelayMs.toFixed(0)} ms, ${failures.total} failing answers`,
+    );
     const stalled = maxDelayMs > MAX_LOOP_DELAY_MS;
     // A stall in which the loop's own thread hardly ran is the machine's (2 busy cores),
     // not the gateway's: it is shown, and fails the test only where it cannot be told apart.
     if (stalled && stalls.onlyStarved()) console.log(`fuzz: the event loop was starved, not blocked:\n${stalls.report()}`);
     const problems = [
       ...(failures.distinct > 0 ? [failures.report(seed, EXAMPLES)] : []),
-      ...(stalled && !stalls.onlyStarved() ? [`the event loop stalled for ${maxDelayMs.toFixed(0)} ms (at most ${MAX_LOOP_DELAY_MS}; seed ${seed}):\n${stalls.report()}`] : []),
+      ...(stalled && !stalls.onlyStarved()
+        ? [`the event loop stalled for ${maxDelayMs.toFixed(0)} ms (at most ${MAX_LOOP_DELAY_MS}; seed ${seed}):\n${stalls.report()}`]
+        : []),
     ];
     assert.equal(problems.length, 0, problems.join('\n'));
   });
@@ -134,7 +150,10 @@ describe('fuzz: generated hostile requests on every route', () => {
     assert.equal(me.body.id, admin.admin.id);
     const workspaces = await gw.request('GET', '/api/os/workspaces', { apiKey: fx.apiKey });
     assert.equal(workspaces.status, 200, `the API key after the fuzz (seed ${seed}): ${workspaces.text}`);
-    const chat = await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey: fx.apiKey, json: { model: CHAT_MODEL, messages: [{ role: 'user', content: 'still there?' }] } });
+    const chat = await gw.request('POST', '/api/llm/v1/chat/completions', {
+      apiKey: fx.apiKey,
+      json: { model: CHAT_MODEL, messages: [{ role: 'user', content: 'still there?' }] },
+    });
     assert.equal(chat.status, 200, `chat with the API key after the fuzz (seed ${seed}): ${chat.text}`);
   });
 });

@@ -17,7 +17,11 @@ function assertFieldRefused(response: { status: number; headers: Headers; body: 
   assert.equal(response.status, 400, `${label}: ${JSON.stringify(response.body)}`);
   assert.equal(response.headers.get('content-type'), 'application/problem+json; charset=utf-8', label);
   assert.equal(response.body.code, 'VALIDATION_FAILED', label);
-  assert.deepEqual(response.body.errors.map((e: { field: string }) => e.field), [field], label);
+  assert.deepEqual(
+    response.body.errors.map((e: { field: string }) => e.field),
+    [field],
+    label,
+  );
   assert.equal(response.body.correlationId, response.headers.get('x-correlation-id'), label);
 }
 
@@ -40,7 +44,11 @@ describe('edge: hostile input', () => {
     const oversized = JSON.stringify({ messages: Array.from({ length: 100_000 }, () => ({})) });
 
     it('100,000 empty messages: a small 400 naming the size limit', async () => {
-      const response = await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, body: oversized, headers: { 'content-type': 'application/json' } });
+      const response = await gw.request('POST', '/api/llm/v1/chat/completions', {
+        apiKey,
+        body: oversized,
+        headers: { 'content-type': 'application/json' },
+      });
       assertFieldRefused(response, 'messages', 'oversized messages');
       assert.match(response.body.errors[0].message, /1000/);
       assert.ok(response.text.length < 1024, `answer of ${response.text.length} bytes`);
@@ -51,11 +59,16 @@ describe('edge: hostile input', () => {
       loop.enable();
       const started = performance.now();
       const answers = await Promise.all([
-        ...Array.from({ length: 8 }, () => gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, body: oversized, headers: { 'content-type': 'application/json' } })),
+        ...Array.from({ length: 8 }, () =>
+          gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, body: oversized, headers: { 'content-type': 'application/json' } }),
+        ),
         gw.request('GET', '/health'),
       ]);
       loop.disable();
-      assert.deepEqual(answers.map((a) => a.status), [...Array(8).fill(400), 200]);
+      assert.deepEqual(
+        answers.map((a) => a.status),
+        [...Array(8).fill(400), 200],
+      );
       // Generous bounds for a loaded CI machine: the bug took seconds and gigabytes.
       assert.ok(loop.max < 200e6, `event loop blocked for ${(loop.max / 1e6).toFixed(0)} ms`);
       assert.ok(performance.now() - started < 5000);
@@ -63,8 +76,18 @@ describe('edge: hostile input', () => {
 
     for (const [label, path, body, field] of [
       ['api-key scopes', () => `/api/auth/tenants/${tenantId}/api-keys`, { name: 'k', scopes: Array(100_000).fill('s') }, 'scopes'],
-      ['allowedModels', () => `/api/auth/tenants/${tenantId}`, { allowedModels: Array.from({ length: 50_000 }, (_, i) => `m${i}`) }, 'allowedModels'],
-      ['node tenantIds', () => '/api/llm/v1/nodes', { name: 'n', engine: 'openai', url: 'http://127.0.0.1:9/v1', tenantIds: Array(100_000).fill('ten_x') }, 'tenantIds'],
+      [
+        'allowedModels',
+        () => `/api/auth/tenants/${tenantId}`,
+        { allowedModels: Array.from({ length: 50_000 }, (_, i) => `m${i}`) },
+        'allowedModels',
+      ],
+      [
+        'node tenantIds',
+        () => '/api/llm/v1/nodes',
+        { name: 'n', engine: 'openai', url: 'http://127.0.0.1:9/v1', tenantIds: Array(100_000).fill('ten_x') },
+        'tenantIds',
+      ],
     ] as const) {
       it(`an oversized ${label} array is refused by its size alone`, async () => {
         const method = label === 'allowedModels' ? 'PATCH' : 'POST';
@@ -80,7 +103,10 @@ describe('edge: hostile input', () => {
     let nodeId: string;
     before(async () => {
       workspaceId = (await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'target' } })).body.id;
-      const node = await gw.request('POST', '/api/llm/v1/nodes', { token: admin, json: { name: 'target', engine: 'openai', url: 'http://127.0.0.1:9/v1' } });
+      const node = await gw.request('POST', '/api/llm/v1/nodes', {
+        token: admin,
+        json: { name: 'target', engine: 'openai', url: 'http://127.0.0.1:9/v1' },
+      });
       assert.equal(node.status, 201, JSON.stringify(node.body));
       nodeId = node.body.id;
     });
@@ -115,8 +141,19 @@ describe('edge: hostile input', () => {
       for (const name of ['a\u0007b\u001bc', 'tab\there', 'line\nbreak', 'del\u007f', 'c1\u0085']) {
         assertFieldRefused(await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name } }), 'name', JSON.stringify(name));
       }
-      assertFieldRefused(await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'ok', description: 'bell\u0007' } }), 'description', 'bell in a description');
-      assertFieldRefused(await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, json: { model: 'm\u001b', messages: [{ role: 'user', content: 'hi' }] } }), 'model', 'escape in a model id');
+      assertFieldRefused(
+        await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'ok', description: 'bell\u0007' } }),
+        'description',
+        'bell in a description',
+      );
+      assertFieldRefused(
+        await gw.request('POST', '/api/llm/v1/chat/completions', {
+          apiKey,
+          json: { model: 'm\u001b', messages: [{ role: 'user', content: 'hi' }] },
+        }),
+        'model',
+        'escape in a model id',
+      );
     });
 
     it('a lone surrogate is a 400 too: jsonb refused it (500), text columns changed it to U+FFFD', async () => {
@@ -145,7 +182,10 @@ describe('edge: hostile input', () => {
       assert.equal(created.status, 201);
       assert.equal((await gw.request('GET', `/api/os/workspaces/${created.body.id}`, { apiKey })).body.description, description);
       // No compute node serves a model here: past validation, the router answers.
-      const chat = await gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, json: { messages: [{ role: 'user', content: 'colour \u001b[31mred\u001b[0m\u0007' }] } });
+      const chat = await gw.request('POST', '/api/llm/v1/chat/completions', {
+        apiKey,
+        json: { messages: [{ role: 'user', content: 'colour \u001b[31mred\u001b[0m\u0007' }] },
+      });
       assert.notEqual(chat.body.code, 'VALIDATION_FAILED', JSON.stringify(chat.body));
     });
   });
@@ -175,7 +215,11 @@ describe('edge: hostile input', () => {
       it(`a body with a ${label} key is a 400 and creates nothing`, async () => {
         const count = async () => (await gw.request('GET', '/api/os/workspaces', { apiKey })).body.data.length;
         const before = await count();
-        const response = await gw.request('POST', '/api/os/workspaces', { apiKey, body: text, headers: { 'content-type': 'application/json' } });
+        const response = await gw.request('POST', '/api/os/workspaces', {
+          apiKey,
+          body: text,
+          headers: { 'content-type': 'application/json' },
+        });
         assert.equal(response.status, 400);
         assert.equal(response.body.code, 'BAD_REQUEST');
         assert.match(response.body.detail, /__proto__|constructor/);
@@ -186,7 +230,11 @@ describe('edge: hostile input', () => {
     }
 
     it('a plain "constructor" field is still just an ignored unknown field', async () => {
-      const response = await gw.request('POST', '/api/os/workspaces', { apiKey, body: '{"name":"ctor","constructor":"x"}', headers: { 'content-type': 'application/json' } });
+      const response = await gw.request('POST', '/api/os/workspaces', {
+        apiKey,
+        body: '{"name":"ctor","constructor":"x"}',
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(response.status, 201);
     });
   });

@@ -19,10 +19,16 @@ const HEADERS_TIMEOUT_MS = 1000;
 const PROBLEM_KEYS = ['code', 'correlationId', 'detail', 'status', 'title', 'type'];
 
 function assertProblem(response: { status: number; headers: Headers | Record<string, unknown>; body: any }, status: number, code: string) {
-  const header = (name: string) => (response.headers instanceof Headers ? response.headers.get(name) : (response.headers[name] as string | undefined));
+  const header = (name: string) =>
+    response.headers instanceof Headers ? response.headers.get(name) : (response.headers[name] as string | undefined);
   assert.equal(response.status, status);
   assert.equal(header('content-type'), 'application/problem+json; charset=utf-8');
-  assert.deepEqual(Object.keys(response.body).filter((k) => k !== 'errors').sort(), PROBLEM_KEYS);
+  assert.deepEqual(
+    Object.keys(response.body)
+      .filter((k) => k !== 'errors')
+      .sort(),
+    PROBLEM_KEYS,
+  );
   assert.equal(response.body.status, status);
   assert.equal(response.body.code, code);
   assert.match(response.body.type, new RegExp(`^\\S+[:/]${code.toLowerCase().replaceAll('_', '-')}$`), 'the type is a URI naming the code');
@@ -66,7 +72,10 @@ describe('edge: input, limits and errors', () => {
       ] as const) {
         const response = await gw.request('POST', '/api/os/workspaces', { apiKey, json: body });
         assertProblem(response, 400, 'VALIDATION_FAILED');
-        assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(body)}: ${JSON.stringify(response.body.errors)}`);
+        assert.ok(
+          response.body.errors.some((e: { field: string }) => e.field === field),
+          `${JSON.stringify(body)}: ${JSON.stringify(response.body.errors)}`,
+        );
         assert.match(response.body.detail, new RegExp(field));
       }
       assert.equal(await workspaceCount(), 0, 'nothing was created from invalid input');
@@ -98,7 +107,10 @@ describe('edge: input, limits and errors', () => {
       ] as const) {
         const response = await gw.request('POST', path, options);
         assertProblem(response, 400, 'VALIDATION_FAILED');
-        assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${path} ${JSON.stringify(response.body.errors)}`);
+        assert.ok(
+          response.body.errors.some((e: { field: string }) => e.field === field),
+          `${path} ${JSON.stringify(response.body.errors)}`,
+        );
       }
       const keys = await gw.request('GET', `/api/auth/tenants/${tenantId}/api-keys`, { token: adminToken });
       assert.equal(keys.body.data.length, 1, 'no key was created from invalid input');
@@ -106,7 +118,11 @@ describe('edge: input, limits and errors', () => {
 
     it('a body that is not an object is 400', async () => {
       for (const text of ['[]', '"name"', '42', 'null', 'true']) {
-        const response = await gw.request('POST', '/api/os/workspaces', { apiKey, body: text, headers: { 'content-type': 'application/json' } });
+        const response = await gw.request('POST', '/api/os/workspaces', {
+          apiKey,
+          body: text,
+          headers: { 'content-type': 'application/json' },
+        });
         assertProblem(response, 400, 'VALIDATION_FAILED');
       }
     });
@@ -129,7 +145,11 @@ describe('edge: input, limits and errors', () => {
   describe('malformed bodies', () => {
     it('malformed JSON is a 400 problem that does not echo the input', async () => {
       for (const text of ['{"name":', '{name: "x"}', "{'name':'x'}", '{"name":"x"}}', '\u0000']) {
-        const response = await gw.request('POST', '/api/os/workspaces', { apiKey, body: text, headers: { 'content-type': 'application/json' } });
+        const response = await gw.request('POST', '/api/os/workspaces', {
+          apiKey,
+          body: text,
+          headers: { 'content-type': 'application/json' },
+        });
         assertProblem(response, 400, 'BAD_REQUEST');
         assert.equal(response.body.detail, 'The request body is not valid JSON.');
       }
@@ -148,7 +168,11 @@ describe('edge: input, limits and errors', () => {
     });
 
     it('a media type the route does not take is 415', async () => {
-      const response = await gw.request('POST', '/api/os/workspaces', { apiKey, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const response = await gw.request('POST', '/api/os/workspaces', {
+        apiKey,
+        body: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assertProblem(response, 415, 'UNSUPPORTED_MEDIA_TYPE');
     });
   });
@@ -157,7 +181,10 @@ describe('edge: input, limits and errors', () => {
     it('answers 413 before any handler runs, by Content-Length', async () => {
       await gw.request('GET', '/api/os/workspaces', { apiKey }); // the key is now cached: the edge needs no query
       const queries = gw.ctx.db.stats.queries;
-      const response = await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'big', description: 'x'.repeat(BODY_LIMIT) } });
+      const response = await gw.request('POST', '/api/os/workspaces', {
+        apiKey,
+        json: { name: 'big', description: 'x'.repeat(BODY_LIMIT) },
+      });
       assertProblem(response, 413, 'PAYLOAD_TOO_LARGE');
       assert.equal(gw.ctx.db.stats.queries, queries, 'no query ran: the handler never started');
       assert.equal(await workspaceCount(), 0);
@@ -208,7 +235,11 @@ describe('edge: input, limits and errors', () => {
     });
 
     it('a client that never finishes its headers is cut off by the headers timeout', async () => {
-      const { received, closedAfterMs } = await silentClient(gw, 'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', HEADERS_TIMEOUT_MS + 6000);
+      const { received, closedAfterMs } = await silentClient(
+        gw,
+        'GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ',
+        HEADERS_TIMEOUT_MS + 6000,
+      );
       assert.ok(closedAfterMs !== undefined, 'the server closed the connection');
       assert.ok(closedAfterMs >= HEADERS_TIMEOUT_MS - 100, `not before the timeout (${closedAfterMs} ms)`);
       assert.ok(closedAfterMs < HEADERS_TIMEOUT_MS + 3000, `soon after the timeout (${closedAfterMs} ms)`);
@@ -245,16 +276,25 @@ describe('edge: input, limits and errors', () => {
 
     it('over HTTPS (the default listener) the same timeouts cut a silent client off', async () => {
       const certDir = mkdtempSync(path.join(gw.dataDir, 'tls-'));
-      const material = await loadTls({ ...gw.ctx.config, dataDir: certDir, tls: { enabled: true, certFile: undefined, keyFile: undefined } });
+      const material = await loadTls({
+        ...gw.ctx.config,
+        dataDir: certDir,
+        tls: { enabled: true, certFile: undefined, keyFile: undefined },
+      });
       assert.ok(material);
-      const app = await buildApp(gw.ctx, { https: { key: material.key, cert: material.cert }, logStream: new Writable({ write: (_c, _e, done) => done() }) });
+      const app = await buildApp(gw.ctx, {
+        https: { key: material.key, cert: material.cert },
+        logStream: new Writable({ write: (_c, _e, done) => done() }),
+      });
       await app.listen({ host: '127.0.0.1', port: 0 });
       try {
         const port = (app.server.address() as { port: number }).port;
         const result = await new Promise<{ received: string; closedAfterMs: number | undefined }>((resolve) => {
           const started = Date.now();
           let received = '';
-          const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+          const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () =>
+            socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
+          );
           const giveUp = setTimeout(() => {
             socket.destroy();
             resolve({ received, closedAfterMs: undefined });
@@ -295,7 +335,10 @@ describe('edge: input, limits and errors', () => {
         for (const leak of ['internal_secret_table', 'repository.ts', '/srv/', 'stack', 'Error:']) {
           assert.ok(!response.text.includes(leak), `response leaks ${leak}`);
         }
-        const logged = gw.logs().split('\n').filter((l) => l.includes('internal_secret_table'));
+        const logged = gw
+          .logs()
+          .split('\n')
+          .filter((l) => l.includes('internal_secret_table'));
         assert.ok(logged.length > 0 && logged.every((l) => JSON.parse(l).correlationId === 'boom-1'), 'logged with the correlation id');
 
         // /health stays 200 and reports the database down instead of failing.

@@ -63,7 +63,12 @@ describe('internal token', () => {
 
   it('rejects a correctly signed token whose payload is not a complete claim set', () => {
     // Only the key holder can produce these, but a verifier must never throw or accept them.
-    for (const payload of [Buffer.from('not json').toString('base64url'), encode(null), encode([]), encode({ ...payloadOf(mintInternalToken(key, principal, 'c', now)), exp: undefined })]) {
+    for (const payload of [
+      Buffer.from('not json').toString('base64url'),
+      encode(null),
+      encode([]),
+      encode({ ...payloadOf(mintInternalToken(key, principal, 'c', now)), exp: undefined }),
+    ]) {
       assert.doesNotThrow(() => verifyInternalToken(key, resign(payload), now));
       assert.equal(verifyInternalToken(key, resign(payload), now), undefined, Buffer.from(payload, 'base64url').toString());
     }

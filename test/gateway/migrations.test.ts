@@ -32,8 +32,13 @@ describe('migrations needing pgvector', () => {
     assert.deepEqual(first.applied, first.vector ? ['9001_plain', '9002_vectors'] : ['9001_plain']);
     assert.deepEqual(first.heldBack, first.vector ? [] : ['9002_vectors']);
 
-    const recorded = await gw.ctx.db.query<{ version: string }>("SELECT version FROM schema_migrations WHERE version LIKE '900%' ORDER BY version");
-    assert.deepEqual(recorded.map((r) => r.version), first.applied);
+    const recorded = await gw.ctx.db.query<{ version: string }>(
+      "SELECT version FROM schema_migrations WHERE version LIKE '900%' ORDER BY version",
+    );
+    assert.deepEqual(
+      recorded.map((r) => r.version),
+      first.applied,
+    );
 
     const again = await migrate(gw.ctx.db, () => {}, folder);
     assert.deepEqual(again.applied, [], 'nothing is applied twice');

@@ -68,7 +68,10 @@ describe('request logger', () => {
     log.debug('now shown');
     log.child({ area: 'llm' }).info('from a grandchild');
     const parsed = lines.map((line) => JSON.parse(line));
-    assert.deepEqual(parsed.map((l) => l.msg), ['now shown', 'from a grandchild']);
+    assert.deepEqual(
+      parsed.map((l) => l.msg),
+      ['now shown', 'from a grandchild'],
+    );
     assert.equal(parsed[1].area, 'llm');
     assert.equal(parsed[1].correlationId, 'corr-7');
   });

@@ -44,7 +44,10 @@ describe('every protected route', () => {
   it('lists a route table with protected routes in every area', () => {
     const protectedRoutes = gw.app.routeTable.filter((r) => r.access !== 'public');
     for (const prefix of ['/api/auth/', '/api/os/']) {
-      assert.ok(protectedRoutes.some((r) => r.url.startsWith(prefix)), `protected routes under ${prefix}`);
+      assert.ok(
+        protectedRoutes.some((r) => r.url.startsWith(prefix)),
+        `protected routes under ${prefix}`,
+      );
     }
     assert.ok(gw.app.routeTable.some((r) => r.url === '/api/auth/login' && r.access === 'public'));
   });
@@ -69,19 +72,29 @@ describe('every protected route', () => {
     assert.ok(routes.length >= 20, `expected the whole auth and os surface, got ${routes.length} routes`);
     const reference = await gw.request('GET', '/api/os/workspaces');
     assert.equal(reference.status, 401);
-    const rowsBefore = await gw.ctx.db.query('SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n');
+    const rowsBefore = await gw.ctx.db.query(
+      'SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n',
+    );
 
     for (const route of routes) {
       // Real-looking ids of this tenant, so only the credential can be what fails.
-      const path = route.url.replace(':tenantId', tenantId).replace(/:(\w+)/g, (_, name: string) => `${name.replace(/Id$/, '')}_01ABCDEFGHJKMNPQRSTVWXYZ00`);
+      const path = route.url
+        .replace(':tenantId', tenantId)
+        .replace(/:(\w+)/g, (_, name: string) => `${name.replace(/Id$/, '')}_01ABCDEFGHJKMNPQRSTVWXYZ00`);
       const body = ['POST', 'PATCH', 'PUT'].includes(route.method) ? { name: 'x', code: '123456', password: 'p'.repeat(12) } : undefined;
       for (const [label, headers] of [['no credential', {}], ...Object.entries(credentials)] as const) {
         const response = await gw.request(route.method, path, { headers, ...(body ? { json: body } : {}) });
         assert.equal(response.status, 401, `${route.method} ${route.url} with ${label}`);
-        assert.deepEqual(withoutCorrelation(response.body), withoutCorrelation(reference.body), `${route.method} ${route.url} with ${label}`);
+        assert.deepEqual(
+          withoutCorrelation(response.body),
+          withoutCorrelation(reference.body),
+          `${route.method} ${route.url} with ${label}`,
+        );
       }
     }
-    const rowsAfter = await gw.ctx.db.query('SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n');
+    const rowsAfter = await gw.ctx.db.query(
+      'SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n',
+    );
     assert.deepEqual(rowsAfter, rowsBefore, 'nothing was created or deleted');
   });
 });

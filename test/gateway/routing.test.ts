@@ -76,7 +76,12 @@ describe('edge: legacy casing and odd spellings', () => {
       ];
       for (const [method, route, body] of routes) {
         const send = (path: string) =>
-          rawRequest(gw, method, path, body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          rawRequest(
+            gw,
+            method,
+            path,
+            body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+          );
         const lower = await send(`/api/auth/${route}`);
         const legacy = await send(`/api/Auth/${route.replace(/^./, (c) => c.toUpperCase())}`);
         assert.notEqual(lower.status, 404, `/api/auth/${route} exists`);
@@ -122,7 +127,12 @@ describe('edge: legacy casing and odd spellings', () => {
       const before = await gw.ctx.db.query<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
       for (const path of ODD) {
         for (const method of ['GET', 'HEAD', 'POST', 'DELETE']) {
-          const response = await rawRequest(gw, method, path, method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{"name":"bypass"}' } : {});
+          const response = await rawRequest(
+            gw,
+            method,
+            path,
+            method === 'POST' ? { headers: { 'content-type': 'application/json' }, body: '{"name":"bypass"}' } : {},
+          );
           assert.ok(response.status === 401 || response.status === 404, `${method} ${path} → ${response.status}`);
           if (method !== 'HEAD') assert.ok(!response.text.includes(workspaceId), `${method} ${path} leaked a workspace`);
         }
@@ -149,7 +159,12 @@ describe('edge: legacy casing and odd spellings', () => {
     });
 
     it('broken percent-encoding is a 400 or 404 problem with the correlation id, never a 500 or a handler', async () => {
-      for (const path of ['/api/os/workspaces/%E0%A4%A', '/api/os/workspaces/%', '/api/os/%zz/workspaces', '/api/os/workspaces?x=%E0%A4%A']) {
+      for (const path of [
+        '/api/os/workspaces/%E0%A4%A',
+        '/api/os/workspaces/%',
+        '/api/os/%zz/workspaces',
+        '/api/os/workspaces?x=%E0%A4%A',
+      ]) {
         for (const headers of [{}, { 'x-api-key': apiKey }] as Record<string, string>[]) {
           const response = await rawRequest(gw, 'GET', path, { headers });
           if (path.includes('?') && headers['x-api-key']) {

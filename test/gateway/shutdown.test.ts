@@ -35,7 +35,8 @@ describe('edge: shutdown', () => {
       let received = '';
       socket.on('data', (chunk) => (received += chunk.toString('utf8')));
       const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-      const request = (id: string) => `GET /api/os/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nX-Correlation-ID: ${id}\r\n\r\n`;
+      const request = (id: string) =>
+        `GET /api/os/workspaces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${key}\r\nX-Correlation-ID: ${id}\r\n\r\n`;
       socket.write(request('first'));
       await inHandler;
 

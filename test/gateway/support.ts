@@ -61,7 +61,11 @@ export function rawRequest(
  * Resolves with what the server sent and how long it took to close the connection,
  * or `closedAfterMs: undefined` when it was still open after `waitMs`.
  */
-export function silentClient(gw: TestGateway, data: string, waitMs: number): Promise<{ received: string; closedAfterMs: number | undefined }> {
+export function silentClient(
+  gw: TestGateway,
+  data: string,
+  waitMs: number,
+): Promise<{ received: string; closedAfterMs: number | undefined }> {
   const { port } = new URL(gw.url);
   return new Promise((resolve, reject) => {
     const started = Date.now();

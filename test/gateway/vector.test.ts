@@ -31,7 +31,10 @@ describe('edge: database kind and pgvector', () => {
       return;
     }
     const lines: string[] = [];
-    const second = await startServer({ ...gw.ctx.config, host: '127.0.0.1', port: 0 }, { print: (line) => lines.push(line), logStream: new PassThrough() });
+    const second = await startServer(
+      { ...gw.ctx.config, host: '127.0.0.1', port: 0 },
+      { print: (line) => lines.push(line), logStream: new PassThrough() },
+    );
     try {
       const warnings = lines.filter((line) => /WARNING/.test(line) && /pgvector/i.test(line));
       assert.equal(warnings.length, second.ctx.vector ? 0 : 1, lines.join('\n'));

@@ -89,7 +89,11 @@ class Writer {
   }
 }
 
-type MetaValue = { type: 'u32'; value: number } | { type: 'f32'; value: number } | { type: 'str'; value: string } | { type: 'arr'; of: 'str' | 'f32' | 'i32'; values: (string | number)[] };
+type MetaValue =
+  | { type: 'u32'; value: number }
+  | { type: 'f32'; value: number }
+  | { type: 'str'; value: string }
+  | { type: 'arr'; of: 'str' | 'f32' | 'i32'; values: (string | number)[] };
 
 function writeMeta(w: Writer, key: string, meta: MetaValue): void {
   w.string(key);
@@ -217,7 +221,8 @@ export function tinyGgufBytes(options: TinyGgufOptions = {}): Buffer {
  */
 function endless(name: string, data: Float32Array, nVocab: number): void {
   if (name === 'token_embd.weight') for (let v = 0; v < nVocab; v++) data[v * N_EMBD] = 4;
-  else if (/attn_output|ffn_down/.test(name)) data.fill(0, 0, data.length / N_EMBD); // the weights producing dimension 0
+  else if (/attn_output|ffn_down/.test(name))
+    data.fill(0, 0, data.length / N_EMBD); // the weights producing dimension 0
   else if (name === 'output.weight') for (let v = 0; v < nVocab; v++) data[v * N_EMBD] = v === 2 ? -10 : 0;
 }
 

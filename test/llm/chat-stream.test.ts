@@ -24,7 +24,8 @@ describe('llm chat/completions (stream)', () => {
   let quiet: FakeEngine;
   let tenantId: string, key: string;
 
-  const stream = (json: object, headers: Record<string, string> = { 'x-api-key': key }) => openStream(gw, CHAT, { stream: true, messages: hello, ...json }, headers);
+  const stream = (json: object, headers: Record<string, string> = { 'x-api-key': key }) =>
+    openStream(gw, CHAT, { stream: true, messages: hello, ...json }, headers);
   const dataItems = (s: OpenStream) => s.items.filter((i) => 'data' in i);
 
   before(async () => {
@@ -101,11 +102,17 @@ describe('llm chat/completions (stream)', () => {
 
     const other = await seedTenant(gw, 'stream-optin');
     const admin = await tokenFor(gw, other.admin.id, other.tenantId);
-    const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, { token: admin, json: { streamMetadataChoices: true } });
+    const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, {
+      token: admin,
+      json: { streamMetadataChoices: true },
+    });
     assert.equal(patched.status, 200, patched.text);
     const byTenant = await stream({ model: 'stream-model' }, { authorization: `Bearer ${admin}` });
     assert.deepEqual(payloads(await byTenant.end())[0].choices, []);
-    const optedOut = await stream({ model: 'stream-model', stream_options: { metadata_choices: false } }, { authorization: `Bearer ${admin}` });
+    const optedOut = await stream(
+      { model: 'stream-model', stream_options: { metadata_choices: false } },
+      { authorization: `Bearer ${admin}` },
+    );
     await optedOut.end();
     assert.equal((dataItems(optedOut)[0] as { data: string }).data, METADATA);
   });
@@ -121,7 +128,11 @@ describe('llm chat/completions (stream)', () => {
       assert.equal(text.split(' ').length, maxTokens);
       const prompt = 3 + 3 + countTokens('user') + countTokens('hello there');
       const completion = countTokens(text);
-      assert.deepEqual(frames.at(-2).usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }, `max_tokens ${maxTokens}`);
+      assert.deepEqual(
+        frames.at(-2).usage,
+        { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        `max_tokens ${maxTokens}`,
+      );
     }
     const [row] = (await usageRows(gw, tenantId)).filter((r) => r.model === 'quiet-model' && r.completion_tokens > 1000);
     assert.ok(row, 'the long answer is recorded with its counted tokens');
@@ -224,7 +235,9 @@ describe('llm chat/completions (stream)', () => {
     } finally {
       slow.behaviour = { models: ['slow-model'] };
     }
-    await eventually('the usage record', async () => (await usageRows(gw, tenantId)).some((r) => r.status === 'client_closed' && r.stream === false));
+    await eventually('the usage record', async () =>
+      (await usageRows(gw, tenantId)).some((r) => r.status === 'client_closed' && r.stream === false),
+    );
   });
 
   it('stalls the engine while the client does not read, and finishes when it reads again', async () => {

@@ -57,7 +57,13 @@ export function post(gw: TestGateway, path: string, json: unknown, headers: Reco
 }
 
 /** POSTs `json` and resolves once the status line and headers are in (fails after `timeoutMs`); the body is parsed as it comes. */
-export async function openStream(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>, timeoutMs = 10_000): Promise<OpenStream> {
+export async function openStream(
+  gw: TestGateway,
+  path: string,
+  json: unknown,
+  headers: Record<string, string>,
+  timeoutMs = 10_000,
+): Promise<OpenStream> {
   const pending = post(gw, path, json, headers);
   let timer: NodeJS.Timeout | undefined;
   const res = await Promise.race([

@@ -22,7 +22,8 @@ describe('llm chat/completions (JSON)', () => {
   let tenantId: string, adminToken: string, key: string, memberToken: string;
 
   const lastChat = (fake: FakeEngine) => [...fake.requests].reverse().find((r) => r.path === '/v1/chat/completions')!;
-  const chat = (json: unknown, credential: { apiKey?: string; token?: string } = { apiKey: key }) => gw.request('POST', CHAT, { ...credential, json });
+  const chat = (json: unknown, credential: { apiKey?: string; token?: string } = { apiKey: key }) =>
+    gw.request('POST', CHAT, { ...credential, json });
 
   before(async () => {
     main = await startFakeOpenAI({ models: ['alpha-model', 'beta-model'] });
@@ -50,13 +51,25 @@ describe('llm chat/completions (JSON)', () => {
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.ok(response.headers.get('x-correlation-id'));
     const body = response.body;
-    assert.deepEqual(Object.keys(body).sort(), ['choices', 'created', 'id', 'model', 'object', 'rag_active', 'rag_snippets', 'rag_status', 'usage']);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'choices',
+      'created',
+      'id',
+      'model',
+      'object',
+      'rag_active',
+      'rag_snippets',
+      'rag_status',
+      'usage',
+    ]);
     assert.match(body.id, /^chatcmpl-[A-Za-z0-9_-]{8,}$/);
     assert.equal(body.object, 'chat.completion');
     assert.ok(Number.isInteger(body.created) && Math.abs(body.created - Date.now() / 1000) < 60);
     // `auto` without a tenant default: the first available model, as listed by GET /models.
     assert.equal(body.model, 'alpha-model');
-    assert.deepEqual(body.choices, [{ index: 0, message: { role: 'assistant', content: 'Fake answer to: hello there' }, finish_reason: 'stop' }]);
+    assert.deepEqual(body.choices, [
+      { index: 0, message: { role: 'assistant', content: 'Fake answer to: hello there' }, finish_reason: 'stop' },
+    ]);
     // The fake's own counts (words), passed through.
     assert.deepEqual(body.usage, { prompt_tokens: 2, completion_tokens: 5, total_tokens: 7 });
     assert.equal(body.rag_snippets, null);
@@ -72,7 +85,12 @@ describe('llm chat/completions (JSON)', () => {
   });
 
   it('passes explicit parameters through and reports a length cut-off', async () => {
-    const response = await chat({ model: 'beta-model', max_tokens: 3, temperature: 0, messages: [{ role: 'system', content: 'be brief' }, ...hello] });
+    const response = await chat({
+      model: 'beta-model',
+      max_tokens: 3,
+      temperature: 0,
+      messages: [{ role: 'system', content: 'be brief' }, ...hello],
+    });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.model, 'beta-model');
     assert.equal(response.body.choices[0].message.content, 'Fake answer to:');
@@ -82,13 +100,19 @@ describe('llm chat/completions (JSON)', () => {
     assert.equal(sent.model, 'beta-model');
     assert.equal(sent.max_tokens, 3);
     assert.equal(sent.temperature, 0);
-    assert.deepEqual(sent.messages.map((m: { role: string }) => m.role), ['system', 'user']);
+    assert.deepEqual(
+      sent.messages.map((m: { role: string }) => m.role),
+      ['system', 'user'],
+    );
   });
 
   it("resolves `auto` to the tenant's default model", async () => {
     const other = await seedTenant(gw, 'chat-default');
     const admin = await tokenFor(gw, other.admin.id, other.tenantId);
-    const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, { token: admin, json: { defaultModel: 'beta-model' } });
+    const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, {
+      token: admin,
+      json: { defaultModel: 'beta-model' },
+    });
     assert.equal(patched.status, 200, patched.text);
     const response = await chat({ model: 'auto', messages: hello }, { token: admin });
     assert.equal(response.status, 200, response.text);
@@ -97,7 +121,14 @@ describe('llm chat/completions (JSON)', () => {
   });
 
   it('ignores unknown fields and accepts the grounding fields (grounding itself is inactive)', async () => {
-    const response = await chat({ messages: hello, top_p: 0.5, user: 'u1', workspaceIds: ['ws_1'], collectionIds: ['col_1'], ragScopes: [{ any: 'shape' }] });
+    const response = await chat({
+      messages: hello,
+      top_p: 0.5,
+      user: 'u1',
+      workspaceIds: ['ws_1'],
+      collectionIds: ['col_1'],
+      ragScopes: [{ any: 'shape' }],
+    });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.rag_active, false);
     assert.equal(response.body.rag_status, 'inactive');
@@ -197,16 +228,29 @@ describe('llm chat/completions (JSON)', () => {
   it('counts with the tokenizer when the engine reports something that is not a token count, and records it', async () => {
     const prompt = 3 + 3 + countTokens('user') + countTokens('hello there');
     const completion = countTokens(ODD_ANSWER);
-    for (const usage of [{ prompt_tokens: 1.5, completion_tokens: -2 }, { prompt_tokens: 3e10, completion_tokens: '7' }]) {
+    for (const usage of [
+      { prompt_tokens: 1.5, completion_tokens: -2 },
+      { prompt_tokens: 3e10, completion_tokens: '7' },
+    ]) {
       odd.behaviour.usage = usage;
       const response = await chat({ model: 'odd-usage-model', messages: hello });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.choices[0].message.content, ODD_ANSWER);
-      assert.deepEqual(response.body.usage, { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion }, JSON.stringify(usage));
+      assert.deepEqual(
+        response.body.usage,
+        { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+        JSON.stringify(usage),
+      );
     }
     // Stored like any other record, and nothing it sent holds back the records behind it.
     const rows = (await usageRows(gw, tenantId)).filter((r) => r.model === 'odd-usage-model');
-    assert.deepEqual(rows.map((r) => [r.prompt_tokens, r.completion_tokens]), [[prompt, completion], [prompt, completion]]);
+    assert.deepEqual(
+      rows.map((r) => [r.prompt_tokens, r.completion_tokens]),
+      [
+        [prompt, completion],
+        [prompt, completion],
+      ],
+    );
   });
 
   it('counts a huge one-word prompt without stalling the event loop (BPE is quadratic per word)', async () => {
@@ -225,7 +269,10 @@ describe('llm chat/completions (JSON)', () => {
     const other = await seedTenant(gw, 'chat-usage');
     const { key: otherKey, id: otherKeyId } = await createApiKey(gw, other.tenantId, 'usage');
     const byKey = await chat({ model: 'beta-model', messages: hello }, { apiKey: otherKey });
-    const byUser = await chat({ model: 'alpha-model', messages: hello, max_tokens: 2 }, { token: await tokenFor(gw, other.admin.id, other.tenantId) });
+    const byUser = await chat(
+      { model: 'alpha-model', messages: hello, max_tokens: 2 },
+      { token: await tokenFor(gw, other.admin.id, other.tenantId) },
+    );
     assert.equal(byKey.status, 200);
     assert.equal(byUser.status, 200);
     const rows = await usageRows(gw, other.tenantId);
@@ -288,7 +335,9 @@ describe('llm chat/completions (JSON)', () => {
     // the rest is kept, and no request starts a write of its own against the failing database.
     await gw.ctx.db.query(`CREATE FUNCTION usage_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.principal_id = 'p1100' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`);
-    await gw.ctx.db.query('CREATE TRIGGER usage_test_refuse BEFORE INSERT ON usage_records FOR EACH ROW EXECUTE FUNCTION usage_test_refuse()');
+    await gw.ctx.db.query(
+      'CREATE TRIGGER usage_test_refuse BEFORE INSERT ON usage_records FOR EACH ROW EXECUTE FUNCTION usage_test_refuse()',
+    );
     try {
       const queries = gw.ctx.db.stats.queries;
       for (const entry of entries) usage.record({ ...entry });
@@ -373,7 +422,11 @@ describe('llm chat/completions (JSON)', () => {
     assert.equal(revoked.status, 200, revoked.text);
     assert.equal((await chat({ messages: hello }, { apiKey: doomed })).status, 401);
 
-    const malformed = await gw.request('POST', CHAT, { apiKey: key, body: '{"messages": [', headers: { 'content-type': 'application/json' } });
+    const malformed = await gw.request('POST', CHAT, {
+      apiKey: key,
+      body: '{"messages": [',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(malformed.status, 400);
     assert.equal(malformed.body.code, 'BAD_REQUEST');
   });

@@ -47,7 +47,10 @@ describe('llm models', () => {
     assert.deepEqual(Object.keys(auto).sort(), ['created', 'id', 'object', 'owned_by']);
     assert.equal(auto.id, 'auto');
     assert.equal(auto.owned_by, 'gateway');
-    assert.deepEqual(models.map((m: { id: string }) => m.id), ['m-one', 'm-three', 'm-two']);
+    assert.deepEqual(
+      models.map((m: { id: string }) => m.id),
+      ['m-one', 'm-three', 'm-two'],
+    );
     for (const m of response.body.data) {
       assert.equal(m.object, 'model');
       assert.ok(Number.isInteger(m.created) && m.created > 0);
@@ -66,7 +69,10 @@ describe('llm models', () => {
   });
 
   it("shows a tenant's own node to that tenant only", async () => {
-    const created = await gw.request('POST', '/api/llm/v1/nodes', { token: platform, json: { name: 'for-a', engine: 'openai', url: privateA.url, tenantIds: [tenantA] } });
+    const created = await gw.request('POST', '/api/llm/v1/nodes', {
+      token: platform,
+      json: { name: 'for-a', engine: 'openai', url: privateA.url, tenantIds: [tenantA] },
+    });
     assert.equal(created.status, 201, created.text);
     assert.ok((await ids({ apiKey: keyA })).includes('private-a'));
     assert.ok(!(await ids({ token: adminB })).includes('private-a'));

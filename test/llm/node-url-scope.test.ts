@@ -24,7 +24,10 @@ describe('tenant deny list at connect time', () => {
     // The default tenant deny list (loopback and private ranges); probes only when asked.
     gw = await startGateway({ GATEWAY_NODE_HEALTH_INTERVAL_SECONDS: '3600' });
     tenantId = (await seedTenant(gw, 'rebinding')).tenantId;
-    for (const [scope, engine] of [['tenant', tenantEngine], ['platform', platformEngine]] as const) {
+    for (const [scope, engine] of [
+      ['tenant', tenantEngine],
+      ['platform', platformEngine],
+    ] as const) {
       await computeNodeRepository.insert(gw.ctx.db, {
         id: ids[scope],
         name: `${scope}-given`,
@@ -46,7 +49,10 @@ describe('tenant deny list at connect time', () => {
 
   it("refuses every connection of a tenant admin's node to an address the tenant list denies, before a request is sent", async () => {
     const node = gw.ctx.llm.nodes.get(ids.tenant)!;
-    await assert.rejects(node.engine.listModels(AbortSignal.timeout(5000)), (error: unknown) => error instanceof EngineError && /deny list/.test(error.message));
+    await assert.rejects(
+      node.engine.listModels(AbortSignal.timeout(5000)),
+      (error: unknown) => error instanceof EngineError && /deny list/.test(error.message),
+    );
     assert.equal(tenantEngine.requests.length, 0);
   });
 

@@ -61,7 +61,15 @@ describe('llm nodes API', () => {
     const [cfg, local] = list.body.data;
     assert.match(cfg.id, /^node_0{10}[0-9A-Z]{16}$/);
     assert.deepEqual(
-      { name: cfg.name, engine: cfg.engine, url: cfg.url, source: cfg.source, editable: cfg.editable, hasApiKey: cfg.hasApiKey, tenantIds: cfg.tenantIds },
+      {
+        name: cfg.name,
+        engine: cfg.engine,
+        url: cfg.url,
+        source: cfg.source,
+        editable: cfg.editable,
+        hasApiKey: cfg.hasApiKey,
+        tenantIds: cfg.tenantIds,
+      },
       { name: 'configured', engine: 'openai', url: configured.url, source: 'config', editable: false, hasApiKey: true, tenantIds: [] },
     );
     assert.equal(cfg.health.status, 'healthy');
@@ -81,20 +89,36 @@ describe('llm nodes API', () => {
   });
 
   it('creates, reads, updates and deletes a shared node; the router follows each change at once', async () => {
-    const created = await call('POST', '/nodes', { token: platform, json: { name: 'extra', engine: 'openai', url: `${extra.url}/`, apiKey: NODE_KEY } });
+    const created = await call('POST', '/nodes', {
+      token: platform,
+      json: { name: 'extra', engine: 'openai', url: `${extra.url}/`, apiKey: NODE_KEY },
+    });
     assert.equal(created.status, 201, created.text);
     const node = created.body;
     assert.match(node.id, /^node_[0-9A-Z]{26}$/);
     assert.deepEqual(
-      { url: node.url, tenantIds: node.tenantIds, enabled: node.enabled, hasApiKey: node.hasApiKey, source: node.source, editable: node.editable },
+      {
+        url: node.url,
+        tenantIds: node.tenantIds,
+        enabled: node.enabled,
+        hasApiKey: node.hasApiKey,
+        source: node.source,
+        editable: node.editable,
+      },
       { url: extra.url, tenantIds: [], enabled: true, hasApiKey: true, source: 'api', editable: true },
     );
     assert.equal(node.health.status, 'healthy', 'probed before the answer');
     assert.deepEqual(node.health.models, ['extra-model']);
     assert.equal(extra.requests.at(-1)?.headers.authorization, `Bearer ${NODE_KEY}`, 'the key is used upstream');
-    const [stored] = await gw.ctx.db.query<{ api_key_encrypted: string | null }>('SELECT api_key_encrypted FROM compute_nodes WHERE id = $1', [node.id]);
+    const [stored] = await gw.ctx.db.query<{ api_key_encrypted: string | null }>(
+      'SELECT api_key_encrypted FROM compute_nodes WHERE id = $1',
+      [node.id],
+    );
     assert.ok(stored?.api_key_encrypted && !stored.api_key_encrypted.includes(NODE_KEY), 'stored encrypted, never as given');
-    assert.ok((await gw.ctx.llm.router.availableModels(tenantB)).some((m) => m.id === 'extra-model'), 'shared: every tenant');
+    assert.ok(
+      (await gw.ctx.llm.router.availableModels(tenantB)).some((m) => m.id === 'extra-model'),
+      'shared: every tenant',
+    );
 
     assert.deepEqual((await call('GET', `/nodes/${node.id}`, { token: platform })).body, node);
     assert.ok((await call('GET', '/nodes', { token: platform })).body.data.some((n: { id: string }) => n.id === node.id));
@@ -117,13 +141,16 @@ describe('llm nodes API', () => {
     await assert.rejects(gw.ctx.llm.router.resolveModel(tenantA, 'extra-model'), (e: { status?: number }) => e.status === 400);
   });
 
-  it("keeps a tenant admin to their own nodes, and shows shared ones read-only without their address", async () => {
+  it('keeps a tenant admin to their own nodes, and shows shared ones read-only without their address', async () => {
     const own = await call('POST', '/nodes', { token: adminA, json: { name: 'a-own', engine: 'openai', url: extra.url } });
     assert.equal(own.status, 201, own.text);
     assert.deepEqual(own.body.tenantIds, [tenantA]);
     assert.equal(own.body.editable, true);
     const shared = await call('POST', '/nodes', { token: platform, json: { name: 'shared', engine: 'openai', url: configured.url } });
-    const forB = await call('POST', '/nodes', { token: platform, json: { name: 'b-only', engine: 'openai', url: extra.url, tenantIds: [tenantB] } });
+    const forB = await call('POST', '/nodes', {
+      token: platform,
+      json: { name: 'b-only', engine: 'openai', url: extra.url, tenantIds: [tenantB] },
+    });
     assert.equal(forB.status, 201);
 
     const listA = (await call('GET', '/nodes', { token: adminA })).body.data;
@@ -137,12 +164,18 @@ describe('llm nodes API', () => {
     assert.equal(listA.find((n: { source: string }) => n.source === 'config').url, undefined);
 
     // Tenant admins cannot share a node, or change one they do not own.
-    const sharing = await call('POST', '/nodes', { token: adminA, json: { name: 'x', engine: 'openai', url: extra.url, tenantIds: [tenantA, tenantB] } });
+    const sharing = await call('POST', '/nodes', {
+      token: adminA,
+      json: { name: 'x', engine: 'openai', url: extra.url, tenantIds: [tenantA, tenantB] },
+    });
     assert.equal(sharing.status, 403);
     assert.equal((await call('PATCH', `/nodes/${own.body.id}`, { token: adminA, json: { tenantIds: [] } })).status, 403);
     assert.equal((await call('PATCH', `/nodes/${shared.body.id}`, { token: adminA, json: { name: 'mine now' } })).status, 403);
     assert.equal((await call('DELETE', `/nodes/${shared.body.id}`, { token: adminA })).status, 403);
-    assert.equal((await call('PATCH', `/nodes/${own.body.id}`, { token: adminA, json: { name: 'a-own 2', tenantIds: [tenantA] } })).body.name, 'a-own 2');
+    assert.equal(
+      (await call('PATCH', `/nodes/${own.body.id}`, { token: adminA, json: { name: 'a-own 2', tenantIds: [tenantA] } })).body.name,
+      'a-own 2',
+    );
 
     // Another tenant: 404 for every route, nothing changes.
     for (const [method, json] of [['GET'], ['PATCH', { name: 'pwned' }], ['DELETE']] as const) {
@@ -154,7 +187,8 @@ describe('llm nodes API', () => {
 
     // A platform admin sees and manages all of them.
     assert.equal((await call('GET', `/nodes/${own.body.id}`, { token: platform })).body.url, extra.url);
-    for (const id of [own.body.id, shared.body.id, forB.body.id]) assert.equal((await call('DELETE', `/nodes/${id}`, { token: platform })).status, 204);
+    for (const id of [own.body.id, shared.body.id, forB.body.id])
+      assert.equal((await call('DELETE', `/nodes/${id}`, { token: platform })).status, 204);
   });
 
   it('needs an administrator: 401 without a valid credential, 403 for members and API keys', async () => {
@@ -205,7 +239,10 @@ describe('llm nodes API', () => {
     for (const [json, field] of cases) {
       const response = await call('POST', '/nodes', { token: platform, json });
       assert.equal(response.status, 400, `${JSON.stringify(json)}: ${response.text}`);
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(json)}: ${response.text}`);
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        `${JSON.stringify(json)}: ${response.text}`,
+      );
     }
     const node = (await call('POST', '/nodes', { token: platform, json: base })).body;
     const patched = await call('PATCH', `/nodes/${node.id}`, { token: platform, json: { url: 'http://169.254.169.254/latest/meta-data' } });
@@ -232,13 +269,17 @@ describe('llm nodes API', () => {
     const moved = await call('PATCH', `/nodes/${own.id}`, { token: adminA, json: { url: 'http://10.9.9.9:8000' } });
     assert.equal(moved.status, 400);
     assert.equal((await call('DELETE', `/nodes/${own.id}`, { token: adminA })).status, 204);
-    const operator = await call('POST', '/nodes', { token: platform, json: { name: 'internal', engine: 'ollama', url: 'http://10.1.2.3:11434', enabled: false } });
+    const operator = await call('POST', '/nodes', {
+      token: platform,
+      json: { name: 'internal', engine: 'ollama', url: 'http://10.1.2.3:11434', enabled: false },
+    });
     assert.equal(operator.status, 201, operator.text);
     assert.equal((await call('DELETE', `/nodes/${operator.body.id}`, { token: platform })).status, 204);
   });
 
   it('records whose deny list a node URL answers to at connect time: the scope of whoever gave the URL', async () => {
-    const scopeOf = async (id: string) => (await gw.ctx.db.query<{ url_scope: string }>('SELECT url_scope FROM compute_nodes WHERE id = $1', [id]))[0]?.url_scope;
+    const scopeOf = async (id: string) =>
+      (await gw.ctx.db.query<{ url_scope: string }>('SELECT url_scope FROM compute_nodes WHERE id = $1', [id]))[0]?.url_scope;
     const own = (await call('POST', '/nodes', { token: adminA, json: { name: 'scoped', engine: 'openai', url: extra.url } })).body;
     assert.equal(await scopeOf(own.id), 'tenant');
     assert.equal(gw.ctx.llm.nodes.get(own.id)?.definition.urlScope, 'tenant', 'the router holds it to the tenant list');
@@ -254,7 +295,7 @@ describe('llm nodes API', () => {
     for (const id of [own.id, shared.id]) assert.equal((await call('DELETE', `/nodes/${id}`, { token: platform })).status, 204);
   });
 
-  it("upgrading, existing nodes keep the platform scope only where a platform admin gave the URL and no tenant admin can have changed it", async () => {
+  it('upgrading, existing nodes keep the platform scope only where a platform admin gave the URL and no tenant admin can have changed it', async () => {
     const migration = readFileSync(new URL('../../migrations/0004_compute_node_url_scope.sql', import.meta.url), 'utf8');
     const backfill = migration.slice(migration.indexOf('UPDATE compute_nodes'));
     const p = (await gw.ctx.db.query<{ id: string }>("SELECT id FROM users WHERE 'platform_admin' = ANY (roles) LIMIT 1"))[0]!.id;
@@ -277,7 +318,10 @@ describe('llm nodes API', () => {
     }
     // The migration's statement, held to these rows.
     await gw.ctx.db.query(backfill.replace(/;\s*$/, ' AND id = ANY ($1)'), [ids]);
-    const scopes = await gw.ctx.db.query<{ name: string; url_scope: string }>('SELECT name, url_scope FROM compute_nodes WHERE id = ANY ($1)', [ids]);
+    const scopes = await gw.ctx.db.query<{ name: string; url_scope: string }>(
+      'SELECT name, url_scope FROM compute_nodes WHERE id = ANY ($1)',
+      [ids],
+    );
     assert.deepEqual(
       Object.fromEntries(scopes.map((r) => [r.name.replace('backfill ', ''), r.url_scope])),
       Object.fromEntries(rows.map((r) => [r.name, r.expected])),

@@ -11,7 +11,12 @@ import { OpenCalls } from '../../src/areas/llm/calls/open-calls.js';
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 async function serve(tls: boolean, handler: Handler) {
-  const pems = tls ? await generate([{ name: 'commonName', value: 'open-calls.test' }], { keyType: 'ec', extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }] }) : undefined;
+  const pems = tls
+    ? await generate([{ name: 'commonName', value: 'open-calls.test' }], {
+        keyType: 'ec',
+        extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+      })
+    : undefined;
   const server = pems ? https.createServer({ key: pems.private, cert: pems.cert }, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}/`;

@@ -31,9 +31,16 @@ describe('llm with the official openai SDK', () => {
     // A tenant that turned the compatibility setting on.
     const other = await seedTenant(gw, 'sdk-optin');
     const admin = await tokenFor(gw, other.admin.id, other.tenantId);
-    const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, { token: admin, json: { streamMetadataChoices: true } });
+    const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, {
+      token: admin,
+      json: { streamMetadataChoices: true },
+    });
     assert.equal(patched.status, 200, patched.text);
-    optedInTenant = new OpenAI({ apiKey: (await createApiKey(gw, other.tenantId, 'sdk')).key, baseURL: `${gw.url}/api/llm/v1`, maxRetries: 0 });
+    optedInTenant = new OpenAI({
+      apiKey: (await createApiKey(gw, other.tenantId, 'sdk')).key,
+      baseURL: `${gw.url}/api/llm/v1`,
+      maxRetries: 0,
+    });
   });
   after(async () => {
     await gw?.close();
@@ -81,7 +88,7 @@ describe('llm with the official openai SDK', () => {
     assert.equal(text, ANSWER);
   });
 
-  it("streams with the README loop and the stream() helper once `choices: []` is opted in, per request or per tenant", async () => {
+  it('streams with the README loop and the stream() helper once `choices: []` is opted in, per request or per tenant', async () => {
     const optIn = { include_usage: true, metadata_choices: true } as OpenAI.Chat.Completions.ChatCompletionStreamOptions;
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;

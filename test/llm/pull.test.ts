@@ -60,7 +60,11 @@ describe('llm model pull stream', () => {
     // The local engine on (its default), next to one Ollama node.
     // The file server is on loopback, which tenant admins may not download from by
     // default; the tenant deny list here is a private range probed explicitly below.
-    gw = await gatewayOver([ollama], { GATEWAY_LOCAL_ENGINE: 'on', GATEWAY_LOCAL_THREADS: '1', GATEWAY_TENANT_NODE_DENY_CIDRS: '10.0.0.0/8' });
+    gw = await gatewayOver([ollama], {
+      GATEWAY_LOCAL_ENGINE: 'on',
+      GATEWAY_LOCAL_THREADS: '1',
+      GATEWAY_TENANT_NODE_DENY_CIDRS: '10.0.0.0/8',
+    });
     const world = await seedWorld(gw, 'pull');
     admin = world.a.admin.token;
     member = world.a.member.token;
@@ -111,7 +115,10 @@ describe('llm model pull stream', () => {
     for (const [engine, json, field] of cases) {
       const response = await pull(engine, json);
       assert.equal(response.status, 400, `${engine} ${JSON.stringify(json)}: ${response.text}`);
-      assert.ok(response.body.errors.some((e: { field: string }) => e.field === field), `${JSON.stringify(json)} names ${field}: ${response.text}`);
+      assert.ok(
+        response.body.errors.some((e: { field: string }) => e.field === field),
+        `${JSON.stringify(json)} names ${field}: ${response.text}`,
+      );
     }
   });
 
@@ -124,7 +131,10 @@ describe('llm model pull stream', () => {
     assert.ok(frames.length >= 3, JSON.stringify(frames));
     for (const frame of frames) {
       assert.notEqual(frame, '[DONE]', 'the pull stream ends with its success frame');
-      assert.ok(Object.keys(frame).every((k) => FRAME_KEYS.has(k)), JSON.stringify(frame));
+      assert.ok(
+        Object.keys(frame).every((k) => FRAME_KEYS.has(k)),
+        JSON.stringify(frame),
+      );
     }
     assert.deepEqual(frames.at(-1), { status: 'success' });
     assert.ok(frames.some((f) => typeof f.total === 'number' && typeof f.completed === 'number' && typeof f.digest === 'string'));
@@ -132,7 +142,10 @@ describe('llm model pull stream', () => {
     assert.equal(sent.body.model, 'llama3.2:1b');
     // The node's model list is re-read before `success`: the model is usable at once.
     const models = await gw.request('GET', '/api/llm/v1/models', { token: admin });
-    assert.ok(models.body.data.some((m: { id: string }) => m.id === 'llama3.2:1b'), JSON.stringify(models.body.data));
+    assert.ok(
+      models.body.data.some((m: { id: string }) => m.id === 'llama3.2:1b'),
+      JSON.stringify(models.body.data),
+    );
   });
 
   it('ends with an error frame when the engine fails the pull', async () => {
@@ -197,10 +210,17 @@ describe('llm model pull stream', () => {
     assert.ok(frames.some((f) => f.digest === `sha256:${sha256}`));
     const modelsDir = path.join(gw.dataDir, 'models');
     assert.ok(existsSync(path.join(modelsDir, 'pulled-tiny.gguf')));
-    assert.deepEqual(readdirSync(modelsDir).filter((f) => f.endsWith('.gguf')), ['pulled-tiny.gguf'], 'no partial file where models are listed');
+    assert.deepEqual(
+      readdirSync(modelsDir).filter((f) => f.endsWith('.gguf')),
+      ['pulled-tiny.gguf'],
+      'no partial file where models are listed',
+    );
 
     const models = await gw.request('GET', '/api/llm/v1/models', { apiKey: key });
-    assert.ok(models.body.data.some((m: { id: string }) => m.id === 'pulled-tiny'), JSON.stringify(models.body.data));
+    assert.ok(
+      models.body.data.some((m: { id: string }) => m.id === 'pulled-tiny'),
+      JSON.stringify(models.body.data),
+    );
     const chat = await gw.request('POST', '/api/llm/v1/chat/completions', {
       apiKey: key,
       json: { model: 'pulled-tiny', max_tokens: 4, messages: [{ role: 'user', content: 'hello' }] },
@@ -223,20 +243,33 @@ describe('llm model pull stream', () => {
     const stored = () => readFileSync(path.join(gw.dataDir, 'models', 'pulled-tiny.gguf'));
     assert.deepEqual(stored(), gguf, 'pulled by the test above');
     for (const token of [otherAdmin, admin]) {
-      const refused = await gw.request('POST', pullPath('local'), { token, json: { model: 'pulled-tiny.gguf', url: `${filesUrl}/other.gguf` } });
+      const refused = await gw.request('POST', pullPath('local'), {
+        token,
+        json: { model: 'pulled-tiny.gguf', url: `${filesUrl}/other.gguf` },
+      });
       assert.equal(refused.status, 409, refused.text);
       assert.equal(refused.body.code, 'CONFLICT');
       assert.match(refused.body.detail, /"pulled-tiny" is already on this engine.*platform admin/);
       assert.deepEqual(stored(), gguf, 'untouched');
     }
-    const s = await openStream(gw, pullPath('local'), { model: 'pulled-tiny.gguf', url: `${filesUrl}/other.gguf` }, { authorization: `Bearer ${platformAdmin}` });
+    const s = await openStream(
+      gw,
+      pullPath('local'),
+      { model: 'pulled-tiny.gguf', url: `${filesUrl}/other.gguf` },
+      { authorization: `Bearer ${platformAdmin}` },
+    );
     assert.deepEqual(payloads(await s.end(60_000)).at(-1), { status: 'success' });
     assert.deepEqual(stored(), otherGguf, 'replaced by the platform admin');
   });
 
   it('two tenant admins racing for a new name on the shared engine: one model placed, the other pull refused', async () => {
     const race = [admin, otherAdmin].map(async (token) => {
-      const s = await openStream(gw, pullPath('local'), { model: 'raced.gguf', url: `${filesUrl}/${token === admin ? 'tiny' : 'other'}.gguf` }, { authorization: `Bearer ${token}` });
+      const s = await openStream(
+        gw,
+        pullPath('local'),
+        { model: 'raced.gguf', url: `${filesUrl}/${token === admin ? 'tiny' : 'other'}.gguf` },
+        { authorization: `Bearer ${token}` },
+      );
       if (s.status !== 200) return { status: s.status, last: undefined };
       return { status: s.status, last: payloads(await s.end(60_000)).at(-1) };
     });
@@ -259,7 +292,7 @@ describe('llm model pull stream', () => {
     assert.ok(!existsSync(path.join(gw.dataDir, 'models', 'bad-sum.gguf')));
   });
 
-  it('issue 14: downloads that fail (refused, HTTP 404/500, cut off) are the caller\'s 400 or error frame, naming the reason; the shared local node stays healthy for every tenant', async () => {
+  it("issue 14: downloads that fail (refused, HTTP 404/500, cut off) are the caller's 400 or error frame, naming the reason; the shared local node stays healthy for every tenant", async () => {
     const localNode = async () => {
       const nodes = await gw.request('GET', '/api/llm/v1/nodes', { token: platformAdmin });
       return nodes.body.data.find((n: { engine: string }) => n.engine === 'local');
@@ -291,7 +324,12 @@ describe('llm model pull stream', () => {
     const node = await localNode();
     assert.equal(node.health.status, 'healthy', JSON.stringify(node.health));
     assert.equal(node.health.lastError, undefined, JSON.stringify(node.health));
-    const s = await openStream(gw, pullPath('local'), { model: 'after-bad-urls.gguf', url: `${filesUrl}/tiny.gguf` }, { authorization: `Bearer ${otherAdmin}` });
+    const s = await openStream(
+      gw,
+      pullPath('local'),
+      { model: 'after-bad-urls.gguf', url: `${filesUrl}/tiny.gguf` },
+      { authorization: `Bearer ${otherAdmin}` },
+    );
     assert.equal(s.status, 200, 'another tenant still reaches the node');
     assert.deepEqual(payloads(await s.end(60_000)).at(-1), { status: 'success' });
     assert.equal((await localNode()).health.status, 'healthy');

@@ -5,7 +5,13 @@ import type { NodeRuntime } from '../../src/areas/llm/router/node-runtime.js';
 
 /** One real chat call on the leased node's engine. */
 export function chatOn(lease: Lease, model: string) {
-  return lease.engine.chat({ model, messages: [{ role: 'user', content: 'hello there' }], maxTokens: 16, temperature: 0, signal: AbortSignal.timeout(5000) });
+  return lease.engine.chat({
+    model,
+    messages: [{ role: 'user', content: 'hello there' }],
+    maxTokens: 16,
+    temperature: 0,
+    signal: AbortSignal.timeout(5000),
+  });
 }
 
 /** Dispatches one chat through the router and releases the lease; resolves with the node that answered. */

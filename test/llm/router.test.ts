@@ -60,7 +60,10 @@ describe('llm router: balancing and failover', () => {
     const before = chats();
     const held: Lease[] = [];
     for (let i = 0; i < 6; i++) held.push(await hold(gw, tenantId, 'shared'));
-    assert.deepEqual(chats().map((n, i) => n - before[i]!), [2, 2, 2]);
+    assert.deepEqual(
+      chats().map((n, i) => n - before[i]!),
+      [2, 2, 2],
+    );
     for (const lease of held) lease.release('ok');
 
     // A node with requests outstanding gets none while an idle one serves the model.
@@ -121,7 +124,13 @@ describe('llm router: balancing and failover', () => {
     const attempts: string[] = [];
     const { value, lease } = await gw.ctx.llm.router.dispatch(tenantId, 'ad', async (l) => {
       attempts.push(l.node.name);
-      await l.engine.chat({ model: 'ad', messages: [{ role: 'user', content: 'hi' }], maxTokens: 8, temperature: 0, signal: AbortSignal.timeout(5000) });
+      await l.engine.chat({
+        model: 'ad',
+        messages: [{ role: 'user', content: 'hi' }],
+        maxTokens: 8,
+        temperature: 0,
+        signal: AbortSignal.timeout(5000),
+      });
       return l.node.name;
     });
     lease.release('ok');
@@ -134,10 +143,20 @@ describe('llm router: balancing and failover', () => {
     for (const f of [a, b, c]) f.behaviour.status = 503;
     try {
       const before = chats();
-      await assert.rejects(gw.ctx.llm.router.dispatch(tenantId, 'shared', (l) => chatOn(l, 'shared')), unavailable(/failed/));
+      await assert.rejects(
+        gw.ctx.llm.router.dispatch(tenantId, 'shared', (l) => chatOn(l, 'shared')),
+        unavailable(/failed/),
+      );
       const tried = chats().map((n, i) => n - before[i]!);
-      assert.equal(tried.reduce((x, y) => x + y, 0), 2, 'GATEWAY_NODE_MAX_ATTEMPTS=2 attempts in all');
-      assert.ok(tried.every((n) => n <= 1), `each node at most once: ${tried}`);
+      assert.equal(
+        tried.reduce((x, y) => x + y, 0),
+        2,
+        'GATEWAY_NODE_MAX_ATTEMPTS=2 attempts in all',
+      );
+      assert.ok(
+        tried.every((n) => n <= 1),
+        `each node at most once: ${tried}`,
+      );
     } finally {
       for (const f of [a, b, c]) delete f.behaviour.status;
     }
@@ -165,7 +184,10 @@ describe('llm router: balancing and failover', () => {
       assert.ok(error instanceof AppError);
       assert.equal(error.status, 400);
       assert.equal(error.code, 'VALIDATION_FAILED');
-      assert.deepEqual(error.extra.errors?.map((e) => e.field), ['model']);
+      assert.deepEqual(
+        error.extra.errors?.map((e) => e.field),
+        ['model'],
+      );
       return true;
     });
   });
@@ -190,7 +212,10 @@ describe('llm router: balancing and failover', () => {
     // The first allowed id, whichever node lists it: llama-o is on o, the last node, only.
     await router.refresh(nodeNamed(gw, 'o').definition.id); // o lists llama-o again (an earlier test made the router drop it)
     assert.equal((await patch({ allowedModels: ['shared', 'llama-o'] })).status, 200);
-    assert.deepEqual((await router.availableModels(t.tenantId)).map((m) => m.id), ['llama-o', 'shared']);
+    assert.deepEqual(
+      (await router.availableModels(t.tenantId)).map((m) => m.id),
+      ['llama-o', 'shared'],
+    );
     assert.equal(await router.resolveModel(t.tenantId, 'auto'), 'llama-o');
     assert.equal(await ask(gw, t.tenantId, 'auto'), 'o');
 
@@ -205,7 +230,11 @@ describe('llm router: balancing and failover', () => {
     lease.release('ok');
     assert.equal(nodeNamed(gw, 'o').outstanding, 0);
     for (const engine of ['openai', 'local'] as const) {
-      await assert.rejects(gw.ctx.llm.router.pullTarget(tenantId, engine), (e: unknown) => e instanceof AppError && e.status === 404, engine);
+      await assert.rejects(
+        gw.ctx.llm.router.pullTarget(tenantId, engine),
+        (e: unknown) => e instanceof AppError && e.status === 404,
+        engine,
+      );
     }
   });
 
@@ -224,7 +253,11 @@ describe('llm router: cooldown', () => {
   let tenantId: string;
 
   before(async () => {
-    [a, b, c] = await Promise.all([startFakeOpenAI({ models: ['m'] }), startFakeOpenAI({ models: ['m'] }), startFakeOpenAI({ models: ['lonely'] })]);
+    [a, b, c] = await Promise.all([
+      startFakeOpenAI({ models: ['m'] }),
+      startFakeOpenAI({ models: ['m'] }),
+      startFakeOpenAI({ models: ['lonely'] }),
+    ]);
     gw = await startGateway({
       GATEWAY_NODES: JSON.stringify([a, b, c].map((f, i) => ({ engine: 'openai', url: f.url, name: ['a', 'b', 'c'][i] }))),
       GATEWAY_LOCAL_ENGINE: 'off',
@@ -244,7 +277,10 @@ describe('llm router: cooldown', () => {
     const before = a.chatRequests();
     const served = [];
     for (let i = 0; i < 8; i++) served.push(await ask(gw, tenantId, 'm'));
-    assert.ok(served.every((name) => name === 'b'), `every request answered by b: ${served}`);
+    assert.ok(
+      served.every((name) => name === 'b'),
+      `every request answered by b: ${served}`,
+    );
     assert.equal(a.chatRequests() - before, 2, 'a was tried until its second failure, then left alone');
     assert.equal(nodeNamed(gw, 'a').status, 'cooldown');
     assert.match(gw.logs(), /"area":"llm".*compute node a \(node_\w+\) cooled down/, 'the operator hears of it');
@@ -272,6 +308,10 @@ describe('llm router: cooldown', () => {
     assert.equal(nodeNamed(gw, 'c').status, 'cooldown', 'a failed probe starts another cooldown');
     assert.ok(nodeNamed(gw, 'c').lastError);
     await assert.rejects(ask(gw, tenantId, 'lonely'), unavailable(/No healthy compute node serves model "lonely"/));
-    assert.deepEqual((await gw.ctx.llm.router.availableModels(tenantId)).map((m) => m.id), ['m'], 'GET /models lists what can answer now');
+    assert.deepEqual(
+      (await gw.ctx.llm.router.availableModels(tenantId)).map((m) => m.id),
+      ['m'],
+      'GET /models lists what can answer now',
+    );
   });
 });

@@ -44,7 +44,12 @@ describe('llm calls at shutdown', () => {
 
   it('ends a stream still running after the grace period with an error frame and [DONE], cancelling the engine', async () => {
     const g = await start(1, { tokenDelayMs: 100, repeat: 50 });
-    const s = await openStream(g, CHAT, { model: 'slow-model', stream: true, messages: [{ role: 'user', content: 'hi' }] }, { 'x-api-key': key });
+    const s = await openStream(
+      g,
+      CHAT,
+      { model: 'slow-model', stream: true, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': key },
+    );
     assert.equal(s.status, 200);
     await s.until((items) => payloads(items).some((f) => f.choices?.[0]?.delta?.content));
     const closing = closeApp(g);
@@ -99,7 +104,10 @@ describe('llm calls at shutdown', () => {
   });
 
   it('ends a model pull still running after the grace period with an error frame', async () => {
-    const ollama = await startFakeOllama({ tokenDelayMs: 100, pullFrames: Array.from({ length: 100 }, (_, i) => ({ status: 'downloading', total: 100, completed: i })) });
+    const ollama = await startFakeOllama({
+      tokenDelayMs: 100,
+      pullFrames: Array.from({ length: 100 }, (_, i) => ({ status: 'downloading', total: 100, completed: i })),
+    });
     try {
       const g = await gatewayOver([ollama], { GATEWAY_SHUTDOWN_GRACE_SECONDS: '1' });
       gw = g;
@@ -127,7 +135,10 @@ describe('llm calls at shutdown', () => {
       const t = await seedTenant(g, 'shutdown-pull-start');
       const admin = await tokenFor(g, t.admin.id, t.tenantId);
       ollama.behaviour = { delayHeadersMs: 20_000 };
-      const answer = g.request('POST', '/api/llm/v1/ollama/models/pull/stream', { json: { model: 'big:latest' }, headers: { authorization: `Bearer ${admin}` } });
+      const answer = g.request('POST', '/api/llm/v1/ollama/models/pull/stream', {
+        json: { model: 'big:latest' },
+        headers: { authorization: `Bearer ${admin}` },
+      });
       await eventually('the engine to receive the request', () => ollama.inFlight() !== 0);
       const closing = closeApp(g);
       const response = await answer;

@@ -10,7 +10,19 @@ import { startGateway } from '../helpers/gateway.js';
 const MAX_PENDING = 50_000;
 
 function entry(i: number): UsageEntry {
-  return { tenantId: 'ten_x', principalKind: 'apiKey', principalId: `p${i}`, endpoint: 'chat/completions', model: 'm', nodeId: null, stream: false, promptTokens: i, completionTokens: 0, latencyMs: 1, status: 'ok' };
+  return {
+    tenantId: 'ten_x',
+    principalKind: 'apiKey',
+    principalId: `p${i}`,
+    endpoint: 'chat/completions',
+    model: 'm',
+    nodeId: null,
+    stream: false,
+    promptTokens: i,
+    completionTokens: 0,
+    latencyMs: 1,
+    status: 'ok',
+  };
 }
 
 /** The principal ids of a statement's rows: its third parameter, a Postgres array literal of quoted texts. */
@@ -144,12 +156,42 @@ describe('usage recorder on the real database', () => {
       const awkward = ['say "hi"', 'back\\slash', 'a,b', '{braces}', 'NULL', '', '  spaced  ', 'ünïcødé ✓', 'tab\there', 'line\nbreak'];
       const at = new Date('2026-11-22T12:34:56.789Z');
       for (const [i, model] of awkward.entries()) {
-        recorder.record({ tenantId: 'ten_awkward', principalKind: 'user', principalId: `usr_${i}`, endpoint: 'chat/completions', model, nodeId: i % 2 ? null : model, stream: i % 2 === 0, promptTokens: i, completionTokens: 2 * i, latencyMs: 1.6, status: 'ok', correlationId: model, at });
+        recorder.record({
+          tenantId: 'ten_awkward',
+          principalKind: 'user',
+          principalId: `usr_${i}`,
+          endpoint: 'chat/completions',
+          model,
+          nodeId: i % 2 ? null : model,
+          stream: i % 2 === 0,
+          promptTokens: i,
+          completionTokens: 2 * i,
+          latencyMs: 1.6,
+          status: 'ok',
+          correlationId: model,
+          at,
+        });
       }
       // The same value again: its written form is shared, and it still goes in.
-      recorder.record({ tenantId: 'ten_awkward', principalKind: 'apiKey', principalId: 'usr_0', customerId: 'say "hi"', endpoint: 'chat/completions', model: 'say "hi"', nodeId: null, stream: false, promptTokens: 0, completionTokens: 0, latencyMs: 0, status: 'ok', at });
+      recorder.record({
+        tenantId: 'ten_awkward',
+        principalKind: 'apiKey',
+        principalId: 'usr_0',
+        customerId: 'say "hi"',
+        endpoint: 'chat/completions',
+        model: 'say "hi"',
+        nodeId: null,
+        stream: false,
+        promptTokens: 0,
+        completionTokens: 0,
+        latencyMs: 0,
+        status: 'ok',
+        at,
+      });
       await recorder.flush();
-      const rows = await gw.ctx.db.query<Record<string, unknown>>(`SELECT * FROM usage_records WHERE tenant_id = 'ten_awkward' ORDER BY id`);
+      const rows = await gw.ctx.db.query<Record<string, unknown>>(
+        `SELECT * FROM usage_records WHERE tenant_id = 'ten_awkward' ORDER BY id`,
+      );
       assert.equal(rows.length, awkward.length + 1);
       awkward.forEach((model, i) => {
         const row = rows[i]!;

@@ -26,7 +26,10 @@ describe('os workspaces', () => {
 
     const list = await gw.request('GET', '/api/os/workspaces', { token: adminA });
     assert.equal(list.status, 200);
-    assert.deepEqual(list.body.data.map((w: { id: string }) => w.id), [created.body.id]);
+    assert.deepEqual(
+      list.body.data.map((w: { id: string }) => w.id),
+      [created.body.id],
+    );
 
     const patched = await gw.request('PATCH', `/api/os/workspaces/${created.body.id}`, { token: adminA, json: { description: null } });
     assert.equal(patched.status, 200);
@@ -65,7 +68,11 @@ describe('os workspaces', () => {
     assert.equal(blank.body.errors[0].field, 'name');
     const wrongType = await gw.request('POST', '/api/os/workspaces', { token: adminA, json: { name: 42 } });
     assert.equal(wrongType.status, 400);
-    const notJson = await gw.request('POST', '/api/os/workspaces', { token: adminA, body: '{nope', headers: { 'content-type': 'application/json' } });
+    const notJson = await gw.request('POST', '/api/os/workspaces', {
+      token: adminA,
+      body: '{nope',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(notJson.status, 400);
     assert.equal(notJson.body.code, 'BAD_REQUEST');
     const badId = await gw.request('GET', '/api/os/workspaces/not-an-id', { token: adminA });

@@ -8,13 +8,22 @@ describe('llm configuration', () => {
   it('denies link-local and metadata addresses for every node, and loopback and private ranges for tenant-given URLs', () => {
     const { llm } = loadConfig({});
     assert.deepEqual(llm.nodeDenyCidrs, DEFAULT_NODE_DENY_CIDRS);
-    for (const cidr of ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '::1/128', 'fc00::/7']) assert.ok(llm.tenantNodeDenyCidrs.includes(cidr), cidr);
+    for (const cidr of ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '::1/128', 'fc00::/7'])
+      assert.ok(llm.tenantNodeDenyCidrs.includes(cidr), cidr);
     assert.deepEqual(loadConfig({ GATEWAY_TENANT_NODE_DENY_CIDRS: 'none' }).llm.tenantNodeDenyCidrs, []);
-    assert.deepEqual(loadConfig({ GATEWAY_NODE_DENY_CIDRS: '169.254.0.0/16, 10.0.0.0/8' }).llm.nodeDenyCidrs, ['169.254.0.0/16', '10.0.0.0/8']);
+    assert.deepEqual(loadConfig({ GATEWAY_NODE_DENY_CIDRS: '169.254.0.0/16, 10.0.0.0/8' }).llm.nodeDenyCidrs, [
+      '169.254.0.0/16',
+      '10.0.0.0/8',
+    ]);
   });
 
   it('reads GATEWAY_NODES as a JSON array of {engine, url, name?, apiKey?}', () => {
-    const { llm } = loadConfig({ GATEWAY_NODES: JSON.stringify([{ engine: 'ollama', url: 'http://127.0.0.1:11434' }, { engine: 'openai', url: 'https://vllm.internal/v1', name: 'vllm', apiKey: 'sk-x' }]) });
+    const { llm } = loadConfig({
+      GATEWAY_NODES: JSON.stringify([
+        { engine: 'ollama', url: 'http://127.0.0.1:11434' },
+        { engine: 'openai', url: 'https://vllm.internal/v1', name: 'vllm', apiKey: 'sk-x' },
+      ]),
+    });
     assert.deepEqual(llm.nodes, [
       { engine: 'ollama', url: 'http://127.0.0.1:11434', name: 'ollama-1', apiKey: undefined },
       { engine: 'openai', url: 'https://vllm.internal/v1', name: 'vllm', apiKey: 'sk-x' },
@@ -25,10 +34,16 @@ describe('llm configuration', () => {
     assert.equal(loadConfig({}).http.shutdownGraceMs, 8000);
     assert.equal(loadConfig({ GATEWAY_SHUTDOWN_GRACE_SECONDS: '0' }).http.shutdownGraceMs, 0);
     assert.equal(loadConfig({ GATEWAY_SHUTDOWN_GRACE_SECONDS: '3600' }).http.shutdownGraceMs, 3_600_000);
-    for (const [value, message] of [['3601', /between 0 and 3600/], ['-1', /whole number/], ['2.5', /whole number/], ['soon', /whole number/]] as const) {
+    for (const [value, message] of [
+      ['3601', /between 0 and 3600/],
+      ['-1', /whole number/],
+      ['2.5', /whole number/],
+      ['soon', /whole number/],
+    ] as const) {
       assert.throws(
         () => loadConfig({ GATEWAY_SHUTDOWN_GRACE_SECONDS: value }),
-        (error: unknown) => error instanceof ConfigError && error.variable === 'GATEWAY_SHUTDOWN_GRACE_SECONDS' && message.test(error.message),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === 'GATEWAY_SHUTDOWN_GRACE_SECONDS' && message.test(error.message),
         value,
       );
     }
@@ -45,7 +60,11 @@ describe('llm configuration', () => {
       [{ GATEWAY_LOCAL_ENGINE: 'maybe' }, 'GATEWAY_LOCAL_ENGINE', /one of/],
     ];
     for (const [env, variable, message] of cases) {
-      assert.throws(() => loadConfig(env), (error: unknown) => error instanceof ConfigError && error.variable === variable && message.test(error.message), JSON.stringify(env));
+      assert.throws(
+        () => loadConfig(env),
+        (error: unknown) => error instanceof ConfigError && error.variable === variable && message.test(error.message),
+        JSON.stringify(env),
+      );
     }
   });
 });

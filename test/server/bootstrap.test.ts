@@ -35,7 +35,10 @@ describe('bootstrap of the first tenant and administrator', () => {
       assert.match(banner, /Created the first tenant "First Tenant"/);
       assert.equal(banner.includes(FIRST.GATEWAY_ADMIN_PASSWORD), false, 'the banner never shows the password');
 
-      const login = await request(`${first.server.url}/api/auth/login`, { method: 'POST', json: { username: 'founder', password: FIRST.GATEWAY_ADMIN_PASSWORD } });
+      const login = await request(`${first.server.url}/api/auth/login`, {
+        method: 'POST',
+        json: { username: 'founder', password: FIRST.GATEWAY_ADMIN_PASSWORD },
+      });
       assert.equal(login.status, 200, login.text);
       assert.deepEqual(login.body.user.roles.sort(), ['admin', 'platform_admin']);
       assert.equal(first.logs().includes(FIRST.GATEWAY_ADMIN_PASSWORD), false);
@@ -53,7 +56,8 @@ describe('bootstrap of the first tenant and administrator', () => {
     try {
       const boot = second.server.bootstrap;
       assert.equal(boot.outcome, 'existing');
-      if (boot.outcome === 'existing') assert.deepEqual(boot.ignoredVariables, ['GATEWAY_TENANT', 'GATEWAY_ADMIN_USERNAME', 'GATEWAY_ADMIN_PASSWORD']);
+      if (boot.outcome === 'existing')
+        assert.deepEqual(boot.ignoredVariables, ['GATEWAY_TENANT', 'GATEWAY_ADMIN_USERNAME', 'GATEWAY_ADMIN_PASSWORD']);
       assert.match(second.printed.join('\n'), /GATEWAY_TENANT, GATEWAY_ADMIN_USERNAME, GATEWAY_ADMIN_PASSWORD ignored/);
       const tenants = await second.server.ctx.db.query<{ id: string; name: string }>('SELECT id, name FROM tenants');
       assert.deepEqual(tenants, [{ id: tenantId!, name: 'First Tenant' }]);
@@ -62,7 +66,10 @@ describe('bootstrap of the first tenant and administrator', () => {
 
       const url = `${second.server.url}/api/auth/login`;
       assert.equal((await request(url, { method: 'POST', json: { username: 'founder', password: 'a-different-password-2' } })).status, 401);
-      assert.equal((await request(url, { method: 'POST', json: { username: 'founder', password: FIRST.GATEWAY_ADMIN_PASSWORD } })).status, 200);
+      assert.equal(
+        (await request(url, { method: 'POST', json: { username: 'founder', password: FIRST.GATEWAY_ADMIN_PASSWORD } })).status,
+        200,
+      );
     } finally {
       await second.server.close();
     }

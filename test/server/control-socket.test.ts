@@ -8,7 +8,17 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { lockHolder } from '../../src/platform/db/embedded.js';
 import { controlSocketPath } from '../../src/server/control-protocol.js';
-import { ON_POSTGRES, cliJson, freshDataDir, killChildren, request, runCli, startInProcess, type DataDir, type InProcessServer } from '../cli/helpers.js';
+import {
+  ON_POSTGRES,
+  cliJson,
+  freshDataDir,
+  killChildren,
+  request,
+  runCli,
+  startInProcess,
+  type DataDir,
+  type InProcessServer,
+} from '../cli/helpers.js';
 
 const PASSWORD = 'server-side-password-9';
 
@@ -25,7 +35,9 @@ function rawControl(socketPath: string, body: string, method = 'POST', urlPath =
   });
 }
 
-describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGRES && 'the control socket serves the embedded database only' }, () => {
+describe('gateway CLI while the server runs (control socket)', {
+  skip: ON_POSTGRES && 'the control socket serves the embedded database only',
+}, () => {
   let data: DataDir;
   let gw: InProcessServer;
   let ca: string;
@@ -52,15 +64,25 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
     assert.equal(statSync(socket).mode & 0o777, 0o600);
     assert.equal(statSync(path.dirname(socket)).mode & 0o777, 0o700);
     assert.equal(lockHolder(data.dir), process.pid);
-    assert.ok(gw.printed.some((line) => line.includes(socket)), 'the banner names the socket');
-    assert.ok(gw.printed.some((line) => /No tenant exists yet/.test(line)), 'the banner says how to create a tenant');
+    assert.ok(
+      gw.printed.some((line) => line.includes(socket)),
+      'the banner names the socket',
+    );
+    assert.ok(
+      gw.printed.some((line) => /No tenant exists yet/.test(line)),
+      'the banner says how to create a tenant',
+    );
   });
 
   it('creates a tenant, an admin and a key through the running server, which keeps serving', async () => {
     const tenant = await cliJson(['tenants', 'create', '--name', 'Live Co'], data.env);
     assert.match(tenant.id, /^ten_/);
     tenantId = tenant.id;
-    const admin = await cliJson(['users', 'create', '--tenant', tenantId, '--username', 'live-admin', '--email', 'ops@live.example', '--admin', '--password-stdin'], data.env, PASSWORD);
+    const admin = await cliJson(
+      ['users', 'create', '--tenant', tenantId, '--username', 'live-admin', '--email', 'ops@live.example', '--admin', '--password-stdin'],
+      data.env,
+      PASSWORD,
+    );
     assert.deepEqual(admin.roles, ['admin']);
     // The server still owns the data dir: the CLI never opened it.
     assert.equal(lockHolder(data.dir), process.pid);
@@ -80,7 +102,12 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
     assert.match(key.key, /^rdk_/);
     const workspaces = await request(`${url}/api/os/workspaces`, { ca, headers: { 'x-api-key': key.key } });
     assert.equal(workspaces.status, 200, workspaces.text);
-    const created = await request(`${url}/api/os/workspaces`, { method: 'POST', ca, headers: { authorization: `Bearer ${key.key}` }, json: { name: 'From the CLI key' } });
+    const created = await request(`${url}/api/os/workspaces`, {
+      method: 'POST',
+      ca,
+      headers: { authorization: `Bearer ${key.key}` },
+      json: { name: 'From the CLI key' },
+    });
     assert.equal(created.status, 201, created.text);
 
     const human = await runCli(['keys', 'create', '--tenant', tenantId, '--name', 'second'], data.env);
@@ -92,11 +119,20 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
 
   it('lists tenants, users and keys through the running server, keys masked', async () => {
     const tenants = await cliJson(['tenants', 'list'], data.env);
-    assert.deepEqual(tenants.data.map((t: any) => [t.id, t.name]), [[tenantId, 'Live Co']]);
+    assert.deepEqual(
+      tenants.data.map((t: any) => [t.id, t.name]),
+      [[tenantId, 'Live Co']],
+    );
     const users = await cliJson(['users', 'list', '--tenant', tenantId], data.env);
-    assert.deepEqual(users.data.map((u: any) => [u.username, u.email, u.roles]), [['live-admin', 'ops@live.example', ['admin']]]);
+    assert.deepEqual(
+      users.data.map((u: any) => [u.username, u.email, u.roles]),
+      [['live-admin', 'ops@live.example', ['admin']]],
+    );
     const keys = await cliJson(['keys', 'list', '--tenant', tenantId], data.env);
-    assert.deepEqual(keys.data.map((k: any) => k.name), ['live', 'second']);
+    assert.deepEqual(
+      keys.data.map((k: any) => k.name),
+      ['live', 'second'],
+    );
     const human = await runCli(['keys', 'list', '--tenant', tenantId], data.env);
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, /^ID +NAME +KEY +STATUS/);
@@ -114,9 +150,15 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
   it('errors from the server come back as one line naming the field, exit 1', async () => {
     const cases: [string[], RegExp][] = [
       [['users', 'create', '--tenant', tenantId, '--username', 'live-admin', '--password', PASSWORD], /username is taken/],
-      [['users', 'create', '--tenant', 'ten_01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--username', 'ghost', '--password', PASSWORD], /Tenant not found/],
+      [
+        ['users', 'create', '--tenant', 'ten_01ZZZZZZZZZZZZZZZZZZZZZZZZ', '--username', 'ghost', '--password', PASSWORD],
+        /Tenant not found/,
+      ],
       [['tenants', 'create', '--name', 'live co'], /already exists/],
-      [['keys', 'create', '--tenant', tenantId, '--name', 'old', '--expires-at', '2001-01-01T00:00:00Z'], /--expires-at: must be in the future/],
+      [
+        ['keys', 'create', '--tenant', tenantId, '--name', 'old', '--expires-at', '2001-01-01T00:00:00Z'],
+        /--expires-at: must be in the future/,
+      ],
     ];
     for (const [args, message] of cases) {
       const result = await runCli(args, data.env);
@@ -138,7 +180,10 @@ describe('gateway CLI while the server runs (control socket)', { skip: ON_POSTGR
     const extra = await rawControl(socket, JSON.stringify({ command: 'tenants create', args: { name: 'X', roles: ['platform_admin'] } }));
     assert.equal(extra.status, 400);
     assert.match(extra.body.error.message, /--roles: is not an option/);
-    const wrongType = await rawControl(socket, JSON.stringify({ command: 'users create', args: { tenant: tenantId, username: 'typed', password: 12345678901234, admin: 'yes' } }));
+    const wrongType = await rawControl(
+      socket,
+      JSON.stringify({ command: 'users create', args: { tenant: tenantId, username: 'typed', password: 12345678901234, admin: 'yes' } }),
+    );
     assert.equal(wrongType.status, 400);
     const unknown = await rawControl(socket, JSON.stringify({ command: 'start', args: {} }));
     assert.equal(unknown.status, 400);

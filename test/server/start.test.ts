@@ -7,7 +7,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { lockHolder } from '../../src/platform/db/embedded.js';
 import { controlSocketPath } from '../../src/server/control-protocol.js';
-import { ON_POSTGRES, cliJson, freshDataDir, killChildren, request, runCli, startCliServer, type DataDir, type StartedProcess } from '../cli/helpers.js';
+import {
+  ON_POSTGRES,
+  cliJson,
+  freshDataDir,
+  killChildren,
+  request,
+  runCli,
+  startCliServer,
+  type DataDir,
+  type StartedProcess,
+} from '../cli/helpers.js';
 
 describe('gateway start', () => {
   let data: DataDir;
@@ -26,7 +36,10 @@ describe('gateway start', () => {
       [{ PORT: 'abc' }, /^error: Invalid configuration: PORT must be a whole number, got "abc"\n$/],
       [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
       [{ GATEWAY_TLS_CERT: '/nonexistent/cert.pem' }, /GATEWAY_TLS_KEY must be set together/],
-      [{ GATEWAY_TLS_CERT: '/nonexistent/cert.pem', GATEWAY_TLS_KEY: '/nonexistent/key.pem' }, /GATEWAY_TLS_CERT names a file that cannot be read/],
+      [
+        { GATEWAY_TLS_CERT: '/nonexistent/cert.pem', GATEWAY_TLS_KEY: '/nonexistent/key.pem' },
+        /GATEWAY_TLS_CERT names a file that cannot be read/,
+      ],
       [{ GATEWAY_TENANT: 'Acme' }, /GATEWAY_ADMIN_USERNAME is required to create the first tenant/],
     ];
     const results = await Promise.all(cases.map(([env]) => runCli(['start'], { ...data.env, ...env }, { timeoutMs: 30_000 })));
@@ -39,7 +52,9 @@ describe('gateway start', () => {
     assert.equal(lockHolder(data.dir), undefined);
   });
 
-  it('starts, serves HTTPS, takes CLI commands beside it, and stops cleanly on SIGTERM', { skip: ON_POSTGRES && 'embedded database only' }, async () => {
+  it('starts, serves HTTPS, takes CLI commands beside it, and stops cleanly on SIGTERM', {
+    skip: ON_POSTGRES && 'embedded database only',
+  }, async () => {
     const server: StartedProcess = startCliServer({ ...data.env, PORT: '0' });
     const [, url] = await server.waitFor(/is running at (https:\/\/127\.0\.0\.1:\d+)/);
     await server.waitFor(/No tenant exists yet/);
@@ -65,7 +80,9 @@ describe('gateway start', () => {
   });
 
   // Issue 14: the banner was printed to stdout among the JSON log lines.
-  it('writes only JSON log lines to stdout; the banner, the first tenant id and the certificate fingerprint go to stderr', { skip: ON_POSTGRES && 'embedded database only' }, async () => {
+  it('writes only JSON log lines to stdout; the banner, the first tenant id and the certificate fingerprint go to stderr', {
+    skip: ON_POSTGRES && 'embedded database only',
+  }, async () => {
     const fresh = await freshDataDir();
     try {
       const password = 'banner-test-password-1';
@@ -82,13 +99,22 @@ describe('gateway start', () => {
       const ca = readFileSync(path.join(fresh.dir, 'tls', 'cert.pem'), 'utf8');
       assert.equal((await request(`${url}/health`, { ca })).status, 200);
       // The id in the banner is the one the CLI lists.
-      assert.deepEqual((await cliJson(['tenants', 'list'], fresh.env)).data.map((t: any) => t.id), [tenantId]);
+      assert.deepEqual(
+        (await cliJson(['tenants', 'list'], fresh.env)).data.map((t: any) => t.id),
+        [tenantId],
+      );
       server.child.kill('SIGTERM');
       assert.equal(await server.exited, 0);
 
-      const stdout = server.stdout().split('\n').filter((line) => line !== '');
+      const stdout = server
+        .stdout()
+        .split('\n')
+        .filter((line) => line !== '');
       for (const line of stdout) assert.doesNotThrow(() => JSON.parse(line), `a stdout line that is not JSON: ${line}`);
-      assert.ok(stdout.some((line) => JSON.parse(line).msg === 'request completed' && JSON.parse(line).req?.url === '/health'), server.stdout());
+      assert.ok(
+        stdout.some((line) => JSON.parse(line).msg === 'request completed' && JSON.parse(line).req?.url === '/health'),
+        server.stdout(),
+      );
       const stderr = server.stderr();
       assert.match(stderr, /is running at https:/);
       assert.ok(stderr.includes(tenantId!), stderr);

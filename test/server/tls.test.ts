@@ -30,7 +30,8 @@ describe('TLS', () => {
       assert.equal(statSync(paths.dir).mode & 0o777, 0o700);
       const cert = new X509Certificate(readFileSync(paths.cert));
       fingerprint = cert.fingerprint256;
-      for (const name of ['DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1']) assert.ok(cert.subjectAltName?.includes(name), `${name} in ${cert.subjectAltName}`);
+      for (const name of ['DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1'])
+        assert.ok(cert.subjectAltName?.includes(name), `${name} in ${cert.subjectAltName}`);
       assert.ok(cert.checkHost('localhost'));
       assert.ok(cert.checkIP('::1'));
 
@@ -107,7 +108,8 @@ describe('TLS', () => {
     writeFileSync(certFile, mine.cert);
     writeFileSync(otherKey, other.private);
     writeFileSync(junk, 'not a pem');
-    const load = (cert: string, key: string) => loadTls(loadConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_TLS_CERT: cert, GATEWAY_TLS_KEY: key }));
+    const load = (cert: string, key: string) =>
+      loadTls(loadConfig({ GATEWAY_DATA_DIR: dataDir, GATEWAY_TLS_CERT: cert, GATEWAY_TLS_KEY: key }));
 
     await assert.rejects(load(path.join(scratch, 'missing.pem'), otherKey), /GATEWAY_TLS_CERT names a file that cannot be read/);
     await assert.rejects(load(junk, otherKey), /GATEWAY_TLS_CERT is not a PEM certificate/);

@@ -58,13 +58,16 @@ export async function bootstrap(deps: BootstrapDeps, settings: Config['bootstrap
     }
     try {
       const tenant = await createTenant({ db: q, tenantSettings: deps.tenantSettings }, settings.tenant!);
-      const admin = await createUser({ db: q }, {
-        tenantId: tenant.id,
-        username: settings.adminUsername!,
-        password: settings.adminPassword!,
-        ...(settings.adminEmail !== undefined ? { email: settings.adminEmail } : {}),
-        roles: ['platform_admin', 'admin'],
-      });
+      const admin = await createUser(
+        { db: q },
+        {
+          tenantId: tenant.id,
+          username: settings.adminUsername!,
+          password: settings.adminPassword!,
+          ...(settings.adminEmail !== undefined ? { email: settings.adminEmail } : {}),
+          roles: ['platform_admin', 'admin'],
+        },
+      );
       return { outcome: 'created', tenant, admin };
     } catch (error) {
       throw asConfigError(error);

@@ -29,5 +29,14 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
   await app.register(modelRoutes, { deps: { router: llm.router } });
   await app.register(chatRoutes, { deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds } });
-  await app.register(pullRoutes, { deps: { router: llm.router, calls: llm.calls, checkUrl: llm.checkUrl, outboundGuard: llm.outboundGuard, heartbeatMs, retryAfterSeconds } });
+  await app.register(pullRoutes, {
+    deps: {
+      router: llm.router,
+      calls: llm.calls,
+      checkUrl: llm.checkUrl,
+      outboundGuard: llm.outboundGuard,
+      heartbeatMs,
+      retryAfterSeconds,
+    },
+  });
 };

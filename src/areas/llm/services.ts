@@ -73,7 +73,10 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     tenant: denyListFrom([...llm.nodeDenyCidrs, ...llm.tenantNodeDenyCidrs]),
   };
   const checkUrl = (url: string, scope: UrlScope = 'platform') => checkOutboundUrl(url, denyLists[scope]);
-  const guardOf = (scope: UrlScope): OutboundGuard => ({ checkUrl: async (url) => void (await checkUrl(url.href, scope)), lookup: guardedLookup(denyLists[scope]) });
+  const guardOf = (scope: UrlScope): OutboundGuard => ({
+    checkUrl: async (url) => void (await checkUrl(url.href, scope)),
+    lookup: guardedLookup(denyLists[scope]),
+  });
   const guards: Record<UrlScope, OutboundGuard> = { platform: guardOf('platform'), tenant: guardOf('tenant') };
 
   const engineFor = (node: NodeDefinition): Engine => {
@@ -90,12 +93,21 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
       });
     }
     // Every connection is held to the deny list of whoever gave the URL.
-    return createEngine({ kind: node.engine, options: { url: node.url!, ...(node.apiKey ? { apiKey: node.apiKey } : {}), timeoutMs: llm.upstreamTimeoutMs, lookup: guards[node.urlScope].lookup } });
+    return createEngine({
+      kind: node.engine,
+      options: {
+        url: node.url!,
+        ...(node.apiKey ? { apiKey: node.apiKey } : {}),
+        timeoutMs: llm.upstreamTimeoutMs,
+        lookup: guards[node.urlScope].lookup,
+      },
+    });
   };
 
   const nodes = new NodeRegistry({
     staticNodes: staticNodeDefinitions(llm, new Date()),
-    loadApiNodes: async () => (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, (message) => log('error', message))),
+    loadApiNodes: async () =>
+      (await computeNodeRepository.listAll(db)).map((row) => definitionFromRow(row, secrets, (message) => log('error', message))),
     createEngine: engineFor,
     // Before each probe, in case the name now resolves elsewhere: a clear reason in the node's health.
     checkUrl: async (node) => {

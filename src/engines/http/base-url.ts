@@ -19,7 +19,8 @@ export interface NodeAddress {
  */
 export function parseNodeUrl(url: string, strip?: string): NodeAddress {
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`engine node URL must be http or https: ${parsed.protocol}`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new Error(`engine node URL must be http or https: ${parsed.protocol}`);
   let prefix = parsed.pathname.replace(/\/+$/, '');
   if (strip && prefix.endsWith(strip)) prefix = prefix.slice(0, -strip.length).replace(/\/+$/, '');
   const basicAuth =

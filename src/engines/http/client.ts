@@ -62,7 +62,13 @@ export class EngineHttp {
    * body read (bounded) for its message. `model` marks model-specific requests
    * (a 404 then means the model is missing).
    */
-  async send(method: 'GET' | 'POST', path: string, payload: unknown, signal: AbortSignal, model?: string): Promise<Dispatcher.ResponseData> {
+  async send(
+    method: 'GET' | 'POST',
+    path: string,
+    payload: unknown,
+    signal: AbortSignal,
+    model?: string,
+  ): Promise<Dispatcher.ResponseData> {
     if (signal.aborted) throw requestError(this.ctx, signal.reason, signal);
     let response: Dispatcher.ResponseData;
     try {

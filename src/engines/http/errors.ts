@@ -35,7 +35,12 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-export function engineError(ctx: ErrorContext, failure: EngineFailure, message: string, options: { status?: number; retryable?: boolean; cause?: unknown } = {}): EngineError {
+export function engineError(
+  ctx: ErrorContext,
+  failure: EngineFailure,
+  message: string,
+  options: { status?: number; retryable?: boolean; cause?: unknown } = {},
+): EngineError {
   return new EngineError(failure, redact(message, ctx.secrets), options);
 }
 
@@ -62,8 +67,10 @@ export function requestError(ctx: ErrorContext, err: unknown, signal: AbortSigna
   if (err instanceof EngineError) return err;
   if (signal.aborted) return engineError(ctx, 'aborted', `${ctx.label}: request cancelled by the caller`, { cause: err });
   const code = codeOf(err);
-  if (code !== undefined && TIMEOUT_CODES.has(code)) return engineError(ctx, 'timeout', `${ctx.label} did not answer in time`, { cause: err });
-  if (code !== undefined && UNREACHABLE_CODES.has(code)) return engineError(ctx, 'unreachable', `${ctx.label} is unreachable: ${describeTransportError(err)}`, { cause: err });
+  if (code !== undefined && TIMEOUT_CODES.has(code))
+    return engineError(ctx, 'timeout', `${ctx.label} did not answer in time`, { cause: err });
+  if (code !== undefined && UNREACHABLE_CODES.has(code))
+    return engineError(ctx, 'unreachable', `${ctx.label} is unreachable: ${describeTransportError(err)}`, { cause: err });
   // TLS and other connection-level surprises: the node cannot be used right now.
   return engineError(ctx, 'unreachable', `${ctx.label} failed: ${describeTransportError(err)}`, { cause: err });
 }
@@ -79,7 +86,10 @@ export function streamError(ctx: ErrorContext, err: unknown, signal: AbortSignal
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return engineError(ctx, 'timeout', `${ctx.label} went silent mid-answer`, { cause: err, retryable: false });
   }
-  return engineError(ctx, 'upstream_error', `${ctx.label} broke off its answer: ${describeTransportError(err)}`, { cause: err, retryable: false });
+  return engineError(ctx, 'upstream_error', `${ctx.label} broke off its answer: ${describeTransportError(err)}`, {
+    cause: err,
+    retryable: false,
+  });
 }
 
 /** The human part of an engine's error body: OpenAI `{error:{message}}`, Ollama `{error}`, vLLM `{message}`, FastAPI `{detail}`, or text. */

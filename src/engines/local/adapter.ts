@@ -102,14 +102,19 @@ export class LocalEngine implements Engine {
   async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
     request.signal.throwIfAborted();
     // llama.cpp reads 0 as "no limit".
-    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) throw new EngineError('rejected', 'maxTokens must be a positive integer.');
+    if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)
+      throw new EngineError('rejected', 'maxTokens must be a positive integer.');
     const file = await this.catalog.resolve(request.model);
     const deadline = this.deadline(request.signal);
     try {
       const release = await this.acquire(file, 'chat', deadline);
       const stream = new ChatStream(this.host, request.signal, this.options.timeoutMs, release);
       const { messages, maxTokens, temperature } = request;
-      await stream.open({ op: 'chat', key: file.key, messages, maxTokens, temperature, window: WINDOW }, deadline.signal, deadline.timedOut);
+      await stream.open(
+        { op: 'chat', key: file.key, messages, maxTokens, temperature, window: WINDOW },
+        deadline.signal,
+        deadline.timedOut,
+      );
       return stream;
     } finally {
       deadline.clear();
@@ -123,7 +128,11 @@ export class LocalEngine implements Engine {
     try {
       const release = await this.acquire(file, 'embed', deadline);
       try {
-        return await this.withSignal(this.host.call<number[][]>({ op: 'embed', key: file.key, input: request.input }, deadline.signal), deadline.signal, deadline.timedOut);
+        return await this.withSignal(
+          this.host.call<number[][]>({ op: 'embed', key: file.key, input: request.input }, deadline.signal),
+          deadline.signal,
+          deadline.timedOut,
+        );
       } finally {
         release();
       }
@@ -164,7 +173,10 @@ export class LocalEngine implements Engine {
     try {
       return await this.withSignal(loaded, deadline.signal, deadline.timedOut);
     } catch (error) {
-      loaded.then((release) => release(), () => {});
+      loaded.then(
+        (release) => release(),
+        () => {},
+      );
       throw error;
     }
   }
@@ -190,7 +202,10 @@ export class LocalEngine implements Engine {
     entry.purposes.add(purpose);
     entry.lastUsed = performance.now();
     this.loaded.set(file.key, entry);
-    this.log('info', `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens${info.threads === undefined ? '' : `, ${info.threads} threads`})`);
+    this.log(
+      'info',
+      `local model ${file.id} loaded for ${purpose} in ${Math.round(performance.now() - started)} ms (context ${info.contextSize} tokens${info.threads === undefined ? '' : `, ${info.threads} threads`})`,
+    );
   }
 
   /**
@@ -216,7 +231,9 @@ export class LocalEngine implements Engine {
 
   /** Makes room before a load: drops older versions of the same file and the least recently used idle models. */
   private async evict(incoming: ModelFile): Promise<void> {
-    const idle = [...this.loaded.values()].filter((e) => e.active === 0 && e.file.key !== incoming.key).sort((a, b) => a.lastUsed - b.lastUsed);
+    const idle = [...this.loaded.values()]
+      .filter((e) => e.active === 0 && e.file.key !== incoming.key)
+      .sort((a, b) => a.lastUsed - b.lastUsed);
     let excess = this.loaded.size + (this.loaded.has(incoming.key) ? 0 : 1) - MAX_LOADED_MODELS;
     for (const entry of idle) {
       const stale = entry.file.path === incoming.path;

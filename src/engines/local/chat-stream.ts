@@ -38,7 +38,8 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatBatch> {
    * bounds the wait (queue, load); `timedOut` says whether it was the deadline.
    */
   async open(message: Outgoing, startSignal: AbortSignal, timedOut: () => boolean): Promise<void> {
-    const onAbort = () => this.cancel(timedOut() ? new EngineError('timeout', 'The local engine did not start generating in time.') : aborted());
+    const onAbort = () =>
+      this.cancel(timedOut() ? new EngineError('timeout', 'The local engine did not start generating in time.') : aborted());
     startSignal.addEventListener('abort', onAbort, { once: true });
     try {
       await new Promise<void>((resolve, reject) => {

@@ -241,8 +241,7 @@ async function handle(message: ParentMessage): Promise<void> {
     else if (message.op === 'unload') {
       await unload(message.key);
       send({ type: 'result', id: message.id, value: null });
-    }
-    else if (message.op === 'embed') send({ type: 'result', id: message.id, value: await embed(message, run) });
+    } else if (message.op === 'embed') send({ type: 'result', id: message.id, value: await embed(message, run) });
     else await chat(message, run);
   } catch (error) {
     fail(message.id, error, run);

@@ -44,8 +44,17 @@ enum T {
   FLOAT64,
 }
 const SCALAR_SIZE: Partial<Record<T, number>> = {
-  [T.UINT8]: 1, [T.INT8]: 1, [T.BOOL]: 1, [T.UINT16]: 2, [T.INT16]: 2, [T.UINT32]: 4, [T.INT32]: 4,
-  [T.FLOAT32]: 4, [T.UINT64]: 8, [T.INT64]: 8, [T.FLOAT64]: 8,
+  [T.UINT8]: 1,
+  [T.INT8]: 1,
+  [T.BOOL]: 1,
+  [T.UINT16]: 2,
+  [T.INT16]: 2,
+  [T.UINT32]: 4,
+  [T.INT32]: 4,
+  [T.FLOAT32]: 4,
+  [T.UINT64]: 8,
+  [T.INT64]: 8,
+  [T.FLOAT64]: 8,
 };
 
 type Value = number | string | boolean | { skipped: 'string'; length: number } | { array: T; length: number; values?: Value[] };
@@ -112,17 +121,28 @@ class Reader {
     if (size === undefined) throw new Invalid(`unknown metadata value type ${type}`);
     const b = await this.ensure(size);
     switch (type) {
-      case T.UINT8: return b.readUInt8(0);
-      case T.INT8: return b.readInt8(0);
-      case T.BOOL: return b.readUInt8(0) !== 0;
-      case T.UINT16: return b.readUInt16LE(0);
-      case T.INT16: return b.readInt16LE(0);
-      case T.UINT32: return b.readUInt32LE(0);
-      case T.INT32: return b.readInt32LE(0);
-      case T.FLOAT32: return b.readFloatLE(0);
-      case T.UINT64: return Number(b.readBigUInt64LE(0));
-      case T.INT64: return Number(b.readBigInt64LE(0));
-      default: return b.readDoubleLE(0);
+      case T.UINT8:
+        return b.readUInt8(0);
+      case T.INT8:
+        return b.readInt8(0);
+      case T.BOOL:
+        return b.readUInt8(0) !== 0;
+      case T.UINT16:
+        return b.readUInt16LE(0);
+      case T.INT16:
+        return b.readInt16LE(0);
+      case T.UINT32:
+        return b.readUInt32LE(0);
+      case T.INT32:
+        return b.readInt32LE(0);
+      case T.FLOAT32:
+        return b.readFloatLE(0);
+      case T.UINT64:
+        return Number(b.readBigUInt64LE(0));
+      case T.INT64:
+        return Number(b.readBigInt64LE(0));
+      default:
+        return b.readDoubleLE(0);
     }
   }
 

@@ -51,7 +51,12 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
   await removeStalePartials(partialDir);
 
   const partial = path.join(partialDir, `${id}.${randomUUID()}.partial`);
-  const agent = new Agent({ headersTimeout: deps.timeoutMs, bodyTimeout: deps.timeoutMs, connections: 1, ...(deps.lookup ? { connect: { lookup: deps.lookup } } : {}) });
+  const agent = new Agent({
+    headersTimeout: deps.timeoutMs,
+    bodyTimeout: deps.timeoutMs,
+    connections: 1,
+    ...(deps.lookup ? { connect: { lookup: deps.lookup } } : {}),
+  });
   const started = performance.now();
   let placed = false;
   try {
@@ -74,7 +79,10 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
     };
     const flush = async (chunks: Buffer[]) => {
       await written();
-      writing = file.writev(chunks).then(() => undefined, (error: unknown) => error ?? new Error('write failed'));
+      writing = file.writev(chunks).then(
+        () => undefined,
+        (error: unknown) => error ?? new Error('write failed'),
+      );
     };
     try {
       let lastAt = performance.now();
@@ -83,7 +91,8 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
       let batchBytes = 0;
       for await (const chunk of received(response.body as AsyncIterable<Buffer>, url)) {
         completed += chunk.length;
-        if (completed > deps.maxBytes) throw new EngineError('rejected', `The file is larger than the pull limit of ${deps.maxBytes} bytes.`);
+        if (completed > deps.maxBytes)
+          throw new EngineError('rejected', `The file is larger than the pull limit of ${deps.maxBytes} bytes.`);
         hash.update(chunk);
         batch.push(chunk);
         batchBytes += chunk.length;
@@ -110,7 +119,10 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
     }
     yield progress(total, completed);
     const seconds = (performance.now() - started) / 1000;
-    deps.log('info', `pulled ${completed} bytes for local model ${id} in ${seconds.toFixed(2)} s (${(completed / 1048576 / seconds).toFixed(1)} MiB/s)`);
+    deps.log(
+      'info',
+      `pulled ${completed} bytes for local model ${id} in ${seconds.toFixed(2)} s (${(completed / 1048576 / seconds).toFixed(1)} MiB/s)`,
+    );
 
     const digest = hash.digest('hex');
     if (expected !== undefined) {
@@ -125,7 +137,10 @@ export async function* pullModel(pull: PullRequest, deps: PullDependencies): Asy
       // Stopped, or the local engine itself could not run (its process did not start):
       // not the file's fault, and the second counts against the node.
       if (error instanceof EngineError && (error.failure === 'aborted' || error.failure === 'unreachable')) throw error;
-      const why = error instanceof EngineError && error.failure === 'upstream_error' ? `loading it crashed llama.cpp (${error.message})` : (error as Error).message;
+      const why =
+        error instanceof EngineError && error.failure === 'upstream_error'
+          ? `loading it crashed llama.cpp (${error.message})`
+          : (error as Error).message;
       throw new EngineError('rejected', `The file was refused: ${why}`, { cause: error });
     });
 
@@ -155,18 +170,22 @@ async function download(start: URL, agent: Agent, deps: PullDependencies, signal
     await deps.checkUrl?.(url).catch((error: unknown) => {
       throw new EngineError('rejected', `The pull failed: ${(error as Error).message}`, { cause: error });
     });
-    const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { accept: '*/*' } }).catch((error: unknown) => {
-      throw downloadError(error, url);
-    });
+    const response = await request(url, { dispatcher: agent, method: 'GET', signal, headers: { accept: '*/*' } }).catch(
+      (error: unknown) => {
+        throw downloadError(error, url);
+      },
+    );
     const { statusCode } = response;
     // The body of an answer we do not keep: a failure to read it changes nothing.
     if (statusCode !== 200) await response.body.dump().catch(() => {});
     if (statusCode >= 300 && statusCode < 400 && statusCode !== 304) {
       const location = response.headers.location;
-      if (typeof location !== 'string') throw new EngineError('download_failed', `The download failed: ${safeUrl(url)} answered HTTP ${statusCode} without a Location.`);
+      if (typeof location !== 'string')
+        throw new EngineError('download_failed', `The download failed: ${safeUrl(url)} answered HTTP ${statusCode} without a Location.`);
       if (hop >= MAX_REDIRECTS) throw new EngineError('download_failed', `The download failed: more than ${MAX_REDIRECTS} redirects.`);
       const next = parseUrl(new URL(location, url).toString());
-      if (url.protocol === 'https:' && next.protocol === 'http:') throw new EngineError('rejected', 'A redirect from https to http was refused.');
+      if (url.protocol === 'https:' && next.protocol === 'http:')
+        throw new EngineError('rejected', 'A redirect from https to http was refused.');
       url = next;
       continue;
     }
@@ -200,7 +219,10 @@ function downloadError(error: unknown, url: URL): unknown {
 }
 
 function taken(id: string): EngineError {
-  return new EngineError('conflict', `A model named "${id}" is already on this engine, which other tenants share; only a platform admin can replace it. Pull it under another name.`);
+  return new EngineError(
+    'conflict',
+    `A model named "${id}" is already on this engine, which other tenants share; only a platform admin can replace it. Pull it under another name.`,
+  );
 }
 
 async function exists(file: string): Promise<boolean> {
@@ -245,7 +267,9 @@ function asEngineError(error: unknown, signal: AbortSignal): EngineError {
   // this node's own (its disk full or not writable), which counts against it. Only the
   // code goes into the message, which tenant admins read: the fs message names our paths.
   const code = (error as { code?: unknown } | null)?.code;
-  return new EngineError('upstream_error', `The pull failed on this node${typeof code === 'string' ? ` (${code})` : ''}.`, { cause: error });
+  return new EngineError('upstream_error', `The pull failed on this node${typeof code === 'string' ? ` (${code})` : ''}.`, {
+    cause: error,
+  });
 }
 
 async function removeStalePartials(dir: string): Promise<void> {
@@ -256,4 +280,3 @@ async function removeStalePartials(dir: string): Promise<void> {
     if (info && Date.now() - info.mtimeMs > STALE_PARTIAL_MS) await rm(file, { force: true });
   }
 }
-

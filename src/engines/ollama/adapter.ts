@@ -85,7 +85,8 @@ export class OllamaEngine implements Engine {
         if (batch.length > 0) yield batch;
         if (failure) throw failure;
       }
-      if (!done) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream before done`, { retryable: false });
+      if (!done)
+        throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream before done`, { retryable: false });
     } catch (err) {
       if (!done) throw streamError(this.http.ctx, err, request.signal);
     } finally {
@@ -94,9 +95,16 @@ export class OllamaEngine implements Engine {
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
-    const answer = await this.http.json<OllamaEmbed>('POST', '/api/embed', { model: request.model, input: request.input }, request.signal, request.model);
+    const answer = await this.http.json<OllamaEmbed>(
+      'POST',
+      '/api/embed',
+      { model: request.model, input: request.input },
+      request.signal,
+      request.model,
+    );
     const vectors = answer?.embeddings;
-    if (!Array.isArray(vectors) || vectors.length !== request.input.length || !vectors.every(Array.isArray)) this.http.malformed('embeddings');
+    if (!Array.isArray(vectors) || vectors.length !== request.input.length || !vectors.every(Array.isArray))
+      this.http.malformed('embeddings');
     return vectors;
   }
 
@@ -118,7 +126,10 @@ export class OllamaEngine implements Engine {
           yield progress;
         }
       }
-      if (!succeeded) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended the pull of "${request.model}" without success`, { retryable: false });
+      if (!succeeded)
+        throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended the pull of "${request.model}" without success`, {
+          retryable: false,
+        });
     } catch (err) {
       throw streamError(this.http.ctx, err, request.signal);
     } finally {
@@ -160,7 +171,10 @@ export class OllamaEngine implements Engine {
       }
       lines.length = 0;
       if (frames.length > 0) yield frames;
-      if (malformed) throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream line that is not JSON`, { retryable: false });
+      if (malformed)
+        throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream line that is not JSON`, {
+          retryable: false,
+        });
     }
   }
 
@@ -169,7 +183,9 @@ export class OllamaEngine implements Engine {
     if (/not found/i.test(message) && message.includes(model)) {
       return engineError(this.http.ctx, 'model_not_found', `model "${model}" is not available on ${this.http.ctx.label} (${message})`);
     }
-    return engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} reported an error: ${message}`, { retryable: beforeOutput });
+    return engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} reported an error: ${message}`, {
+      retryable: beforeOutput,
+    });
   }
 
   private pullError(message: string, model: string): EngineError {
@@ -177,7 +193,9 @@ export class OllamaEngine implements Engine {
     return engineError(
       this.http.ctx,
       missing ? 'model_not_found' : 'upstream_error',
-      missing ? `${this.http.ctx.label} cannot pull "${model}": ${message}` : `${this.http.ctx.label} failed to pull "${model}": ${message}`,
+      missing
+        ? `${this.http.ctx.label} cannot pull "${model}": ${message}`
+        : `${this.http.ctx.label} failed to pull "${model}": ${message}`,
       { retryable: false },
     );
   }

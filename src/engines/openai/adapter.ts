@@ -50,12 +50,22 @@ export class OpenAIEngine implements Engine {
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
-    const answer = await this.http.json<OpenAIChatCompletion>('POST', '/v1/chat/completions', chatBody(request, false), request.signal, request.model);
+    const answer = await this.http.json<OpenAIChatCompletion>(
+      'POST',
+      '/v1/chat/completions',
+      chatBody(request, false),
+      request.signal,
+      request.model,
+    );
     if (answer?.error) throw inBandError(this.http, answer.error, request.signal, true);
     const choice = answer?.choices?.[0];
     if (!choice) this.http.malformed('a chat completion');
     const content = choice.message?.content;
-    return { content: typeof content === 'string' ? content : '', finishReason: finishReasonOf(choice.finish_reason) ?? 'stop', usage: usageOf(answer.usage) };
+    return {
+      content: typeof content === 'string' ? content : '',
+      finishReason: finishReasonOf(choice.finish_reason) ?? 'stop',
+      usage: usageOf(answer.usage),
+    };
   }
 
   async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
@@ -86,7 +96,9 @@ export class OpenAIEngine implements Engine {
           try {
             frame = JSON.parse(data) as OpenAIChatChunk;
           } catch {
-            failure = engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream frame that is not JSON`, { retryable: false });
+            failure = engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} sent a stream frame that is not JSON`, {
+              retryable: false,
+            });
             break;
           }
           if (frame.error) {
@@ -110,7 +122,10 @@ export class OpenAIEngine implements Engine {
         // A last event without its blank line still counts, as long as it is [DONE].
         sse.end(events);
         if (events.includes('[DONE]')) yield [{ type: 'end', finishReason, usage }];
-        else throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream without [DONE]`, { retryable: false });
+        else
+          throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream without [DONE]`, {
+            retryable: false,
+          });
       }
     } catch (err) {
       // Once [DONE] has been seen the answer is complete; a late socket error changes nothing.
@@ -132,7 +147,8 @@ export class OpenAIEngine implements Engine {
     const vectors: number[][] = new Array(request.input.length);
     for (const item of answer.data) {
       const index = item?.index;
-      if (typeof index !== 'number' || index < 0 || index >= vectors.length || !Array.isArray(item.embedding)) this.http.malformed('embeddings');
+      if (typeof index !== 'number' || index < 0 || index >= vectors.length || !Array.isArray(item.embedding))
+        this.http.malformed('embeddings');
       vectors[index] = item.embedding;
     }
     return vectors;
@@ -141,7 +157,10 @@ export class OpenAIEngine implements Engine {
   // An async generator that only throws: the failure comes at the first next(), as every engine's pull failures do.
   // biome-ignore lint/correctness/useYield: see above
   async *pull(request: PullRequest): AsyncIterable<PullProgress> {
-    throw new EngineError('rejected', `OpenAI-compatible servers cannot pull models (asked for "${request.model}"); load it on the server itself`);
+    throw new EngineError(
+      'rejected',
+      `OpenAI-compatible servers cannot pull models (asked for "${request.model}"); load it on the server itself`,
+    );
   }
 
   close(): Promise<void> {
@@ -150,7 +169,13 @@ export class OpenAIEngine implements Engine {
 }
 
 function chatBody(request: ChatRequest, stream: boolean): object {
-  const body = { model: request.model, messages: request.messages, max_tokens: request.maxTokens, temperature: request.temperature, stream };
+  const body = {
+    model: request.model,
+    messages: request.messages,
+    max_tokens: request.maxTokens,
+    temperature: request.temperature,
+    stream,
+  };
   return stream ? { ...body, stream_options: { include_usage: true } } : body;
 }
 
@@ -171,7 +196,11 @@ function usageOf(usage: OpenAIUsage | null | undefined): EngineUsage {
 /** vLLM and others report failures inside a 200 answer as `{"error": …}`. */
 function inBandError(http: EngineHttp, error: unknown, signal: AbortSignal, beforeOutput: boolean): EngineError {
   const message =
-    typeof error === 'string' ? error : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : JSON.stringify(error);
+    typeof error === 'string'
+      ? error
+      : typeof (error as { message?: unknown })?.message === 'string'
+        ? (error as { message: string }).message
+        : JSON.stringify(error);
   if (signal.aborted) return engineError(http.ctx, 'aborted', `${http.ctx.label}: request cancelled by the caller`, { retryable: false });
   return engineError(http.ctx, 'upstream_error', `${http.ctx.label} reported an error: ${message}`, { retryable: beforeOutput });
 }

@@ -14,7 +14,10 @@ export class LocalFailureCounter implements FailureCounter {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly windowSeconds: number, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly windowSeconds: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.sweeper = setInterval(() => this.sweep(), 60_000).unref();
   }
 

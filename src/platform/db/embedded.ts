@@ -108,7 +108,9 @@ function acquireLock(lockFile: string): void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = lockHolder(path.dirname(path.dirname(lockFile)));
       if (holder !== undefined) {
-        throw new Error(`The data dir is in use by process ${holder}. Stop it first, or use the CLI while it runs (it goes through the server).`);
+        throw new Error(
+          `The data dir is in use by process ${holder}. Stop it first, or use the CLI while it runs (it goes through the server).`,
+        );
       }
       rmSync(lockFile, { force: true }); // stale lock from a process that is gone
     }

@@ -14,8 +14,14 @@ export interface MigrationResult {
   vector: boolean;
 }
 
-export async function migrate(db: Database, log: (message: string) => void = () => {}, dir: URL = MIGRATIONS_DIR): Promise<MigrationResult> {
-  const files = readdirSync(dir).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort();
+export async function migrate(
+  db: Database,
+  log: (message: string) => void = () => {},
+  dir: URL = MIGRATIONS_DIR,
+): Promise<MigrationResult> {
+  const files = readdirSync(dir)
+    .filter((f) => /^\d{4}_.+\.sql$/.test(f))
+    .sort();
   return db.tx(async (q) => {
     await q.query('SELECT pg_advisory_xact_lock($1)', [LOCK_ID]);
     await q.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');

@@ -107,7 +107,16 @@ function routeCase(route: RouteSummary, credential: CredentialKind, fx: Fixture,
   if (roll < 0.25 && route.url !== '*') {
     const variant = rng.chance(0.6) ? pathVariant(fillParams(route, fx, rng, engine, true), rng) : headerVariant(rng);
     const body = takesBody && bodySchema ? validValue(bodySchema, 'body', rng, hint) : undefined;
-    return withJsonBody({ ...base, path: variant.path ?? base.path, headers: { ...base.headers, ...variant.headers }, input: join(base.input, variant.label) }, body, route);
+    return withJsonBody(
+      {
+        ...base,
+        path: variant.path ?? base.path,
+        headers: { ...base.headers, ...variant.headers },
+        input: join(base.input, variant.label),
+      },
+      body,
+      route,
+    );
   }
   if (!takesBody) return base;
   if (!bodySchema) {
@@ -122,11 +131,20 @@ function routeCase(route: RouteSummary, credential: CredentialKind, fx: Fixture,
     const variant = rng.chance(0.6) ? bodyVariant(toJsonText(valid()).text, rng) : malformedJson(rng);
     return { ...base, headers: { ...base.headers, ...variant.headers }, body: variant.body, input: join(base.input, variant.label) };
   }
-  if (roll < 0.5) return withJsonBody({ ...base, input: join(base.input, 'required field missing or unknown ones added') }, dropOrAdd(valid(), bodySchema, rng), route);
+  if (roll < 0.5)
+    return withJsonBody(
+      { ...base, input: join(base.input, 'required field missing or unknown ones added') },
+      dropOrAdd(valid(), bodySchema, rng),
+      route,
+    );
   // The rest: one node of the body replaced by a hostile value.
   const target = rng.pick(fieldPaths(bodySchema));
   const hostile = hostileValue(target.schema, rng, () => validValue(target.schema, target.field, rng, hint));
-  return withJsonBody({ ...base, input: join(base.input, `${target.field}: ${hostile.label}`) }, setAt(valid(), target.path, hostile.value), route);
+  return withJsonBody(
+    { ...base, input: join(base.input, `${target.field}: ${hostile.label}`) },
+    setAt(valid(), target.path, hostile.value),
+    route,
+  );
 }
 
 /** A body that is valid but for a `__proto__` (or `constructor.prototype`) key, top-level or nested. */
@@ -135,8 +153,14 @@ function poisonedCase(base: FuzzCase, route: RouteSummary, schema: Schema | unde
   const key = rng.pick(['__proto__', 'constructor'] as const);
   const objects = schema ? fieldPaths(schema).filter((f) => f.schema.type === 'object' && f.path.length > 0) : [];
   const nested = objects.length > 0 && rng.chance(0.3) ? rng.pick(objects) : undefined;
-  const body = nested ? setAt(valid, nested.path, key === '__proto__' ? POISON.proto : POISON.constructorPrototype) : withProtoKey(valid, key);
-  return withJsonBody({ ...base, input: join(base.input, `"${key}" key ${nested ? `in ${nested.field}` : 'beside valid fields'}`) }, body, route);
+  const body = nested
+    ? setAt(valid, nested.path, key === '__proto__' ? POISON.proto : POISON.constructorPrototype)
+    : withProtoKey(valid, key);
+  return withJsonBody(
+    { ...base, input: join(base.input, `"${key}" key ${nested ? `in ${nested.field}` : 'beside valid fields'}`) },
+    body,
+    route,
+  );
 }
 
 /**
@@ -176,7 +200,9 @@ function credentialHeaders(kind: CredentialKind, fx: Fixture, rng: Rng): Credent
     ]);
   }
   if (kind === 'adminJwt') {
-    return rng.chance(0.85) ? { headers: { authorization: `Bearer ${fx.adminJwt}` }, label: 'admin token' } : { headers: { authorization: `bearer  ${fx.adminJwt}` }, label: 'admin token, odd scheme case' };
+    return rng.chance(0.85)
+      ? { headers: { authorization: `Bearer ${fx.adminJwt}` }, label: 'admin token' }
+      : { headers: { authorization: `bearer  ${fx.adminJwt}` }, label: 'admin token, odd scheme case' };
   }
   if (rng.chance(0.75)) return { headers: {}, label: 'no credential' };
   return rng.pick<Credential>([

@@ -12,7 +12,8 @@ export function check(c: FuzzCase, a: Answer): [string, string][] {
   const found: [string, string][] = [];
   if (a.status >= 500) found.push(['5xx', `status ${a.status}`]);
   if (a.size > BODY_LIMIT) found.push(['body over 64 KiB', `${a.size} bytes`]);
-  if (c.expect && !c.expect.statuses.includes(a.status)) found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
+  if (c.expect && !c.expect.statuses.includes(a.status))
+    found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
   if (a.status >= 400) found.push(...problemShape(c, a));
   return found;
 }
@@ -27,7 +28,8 @@ function problemShape(c: FuzzCase, a: Answer): [string, string][] {
   const correlationId = header('x-correlation-id');
   if (!correlationId) return [['error without X-Correlation-ID', 'no header']];
   const sent = c.headers['x-correlation-id'];
-  if (sent !== undefined && ACCEPTED_CORRELATION.test(sent) && correlationId !== sent) return [['client correlation id not kept', `sent ${sent}, got ${correlationId}`]];
+  if (sent !== undefined && ACCEPTED_CORRELATION.test(sent) && correlationId !== sent)
+    return [['client correlation id not kept', `sent ${sent}, got ${correlationId}`]];
   // A HEAD answer has no body; one over the bound was read only in part (and is reported as such).
   if (c.method === 'HEAD' || a.size > BODY_LIMIT) return [];
   let body: any;
@@ -36,8 +38,10 @@ function problemShape(c: FuzzCase, a: Answer): [string, string][] {
   } catch {
     return [['problem body not JSON', 'unparsable']];
   }
-  if (body?.correlationId !== correlationId) return [['problem correlationId differs from header', `${body?.correlationId} vs ${correlationId}`]];
-  if (body.status !== a.status || typeof body.code !== 'string') return [['problem fields wrong', `status ${body.status}, code ${body.code}`]];
+  if (body?.correlationId !== correlationId)
+    return [['problem correlationId differs from header', `${body?.correlationId} vs ${correlationId}`]];
+  if (body.status !== a.status || typeof body.code !== 'string')
+    return [['problem fields wrong', `status ${body.status}, code ${body.code}`]];
   return [];
 }
 
@@ -79,7 +83,9 @@ export class Failures {
       for (const e of examples.slice(0, examplesPerKind)) {
         const path = e.c.path.length > 120 ? `${e.c.path.slice(0, 120)}…` : e.c.path;
         const head = e.a.body.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ');
-        lines.push(`  - case #${e.c.n} ${e.c.method} ${path} (route ${e.c.route}; ${e.c.input}) -> ${e.a.status || 'nothing'}: ${e.detail} (x${e.count})`);
+        lines.push(
+          `  - case #${e.c.n} ${e.c.method} ${path} (route ${e.c.route}; ${e.c.input}) -> ${e.a.status || 'nothing'}: ${e.detail} (x${e.count})`,
+        );
         if (head) lines.push(`      body: ${head}`);
       }
     }

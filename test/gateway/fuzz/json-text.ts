@@ -27,7 +27,9 @@ export function toJsonText(value: unknown): JsonText {
     }
     if (Array.isArray(v)) return `[${v.map(write).join(',')}]`;
     if (v !== null && typeof v === 'object') {
-      return `{${Object.entries(v).map(([k, item]) => `${JSON.stringify(k)}:${write(item)}`).join(',')}}`;
+      return `{${Object.entries(v)
+        .map(([k, item]) => `${JSON.stringify(k)}:${write(item)}`)
+        .join(',')}}`;
     }
     return JSON.stringify(v) ?? 'null';
   };

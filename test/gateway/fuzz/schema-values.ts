@@ -127,7 +127,13 @@ const WRONG_TYPES: [string, unknown][] = [
   ['empty object', {}],
   ['[null]', [null]],
 ];
-const DATES: string[] = ['2024-13-45T25:61:61Z', '0000-00-00T00:00:00Z', '2024-01-01T00:00:00+99:99', '99999-01-01T00:00:00Z', '2024-02-30'];
+const DATES: string[] = [
+  '2024-13-45T25:61:61Z',
+  '0000-00-00T00:00:00Z',
+  '2024-01-01T00:00:00+99:99',
+  '99999-01-01T00:00:00Z',
+  '2024-02-30',
+];
 
 /** One hostile value for the node, with a few words saying what it is. */
 export function hostileValue(schema: Schema, rng: Rng, valid: () => unknown): Labeled {
@@ -174,7 +180,8 @@ function generic(rng: Rng): Labeled {
 
 function hostileString(node: Schema, rng: Rng, valid: () => unknown): Labeled {
   const roll = rng.int(0, 9);
-  if (roll === 0 && node.maxLength !== undefined) return { label: `${node.maxLength + 1} chars (max ${node.maxLength})`, value: 'y'.repeat(node.maxLength + 1) };
+  if (roll === 0 && node.maxLength !== undefined)
+    return { label: `${node.maxLength + 1} chars (max ${node.maxLength})`, value: 'y'.repeat(node.maxLength + 1) };
   if (roll === 1) return { label: '200,000 chars', value: BIG.longString };
   if (roll === 2 && node.format === 'date-time') return { label: 'impossible date', value: rng.pick(DATES) };
   if (roll === 3) {

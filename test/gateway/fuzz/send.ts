@@ -35,7 +35,13 @@ function sendHttp(target: { host: string; port: number; agent: http.Agent }, c: 
         const done = (error?: string) => {
           const length = Number(res.headers['content-length']);
           const body = Buffer.concat(parts);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, size: Number.isFinite(length) ? length : read, ...(error ? { error } : {}) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body,
+            size: Number.isFinite(length) ? length : read,
+            ...(error ? { error } : {}),
+          });
         };
         res.on('data', (chunk: Buffer) => {
           parts.push(chunk);
@@ -49,7 +55,13 @@ function sendHttp(target: { host: string; port: number; agent: http.Agent }, c: 
         res.on('error', (error) => done(`response broken: ${error.message}`));
       });
     } catch (error) {
-      return resolve({ status: 0, headers: {}, body: Buffer.alloc(0), size: 0, error: `node:http refused to send it: ${(error as Error).message}` });
+      return resolve({
+        status: 0,
+        headers: {},
+        body: Buffer.alloc(0),
+        size: 0,
+        error: `node:http refused to send it: ${(error as Error).message}`,
+      });
     }
     req.on('error', (error) => resolve({ status: 0, headers: {}, body: Buffer.alloc(0), size: 0, error: `no answer: ${error.message}` }));
     req.setTimeout(TIMEOUT_MS, () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
@@ -78,7 +90,9 @@ function sendRaw(target: { host: string; port: number }, c: FuzzCase): Promise<A
     socket.on('close', () => {
       clearTimeout(timer);
       const answer = parseResponse(Buffer.concat(parts));
-      resolve(answer ?? { status: 0, headers: {}, body: Buffer.alloc(0), size: 0, error: `no HTTP answer${failure ? `: ${failure}` : ''}` });
+      resolve(
+        answer ?? { status: 0, headers: {}, body: Buffer.alloc(0), size: 0, error: `no HTTP answer${failure ? `: ${failure}` : ''}` },
+      );
     });
   });
 }

@@ -42,7 +42,11 @@ export class StallWatch {
       const late = now - this.last - TICK_MS;
       if (late > this.limitMs) {
         const cases = [...this.inFlight].map((c) => `#${c.n} ${c.method} ${c.path.slice(0, 80)} (${c.input})`);
-        this.stalls.push({ ms: late, cases, ...(times && this.times ? { runMs: times.run - this.times.run, waitMs: times.wait - this.times.wait } : {}) });
+        this.stalls.push({
+          ms: late,
+          cases,
+          ...(times && this.times ? { runMs: times.run - this.times.run, waitMs: times.wait - this.times.wait } : {}),
+        });
       }
       this.last = now;
       this.times = times;
@@ -64,7 +68,10 @@ export class StallWatch {
       .sort((a, b) => b.ms - a.ms)
       .slice(0, limit)
       .map((s) => {
-        const cpu = s.runMs === undefined ? '' : ` (the loop's thread ran ${s.runMs.toFixed(0)} ms of it, waited ${s.waitMs!.toFixed(0)} ms for a CPU)`;
+        const cpu =
+          s.runMs === undefined
+            ? ''
+            : ` (the loop's thread ran ${s.runMs.toFixed(0)} ms of it, waited ${s.waitMs!.toFixed(0)} ms for a CPU)`;
         return `  ~${s.ms.toFixed(0)} ms late${cpu}, in flight:\n${s.cases.map((c) => `      ${c}`).join('\n')}`;
       })
       .join('\n');

@@ -10,11 +10,16 @@ export interface Variant {
   path?: string;
 }
 
-const MULTIPART = '--zz\r\nContent-Disposition: form-data; name="name"\r\n\r\nfuzz\r\n--zz\r\nContent-Disposition: form-data; name="file"; filename="a.json"\r\nContent-Type: application/json\r\n\r\n{}\r\n--zz--\r\n';
+const MULTIPART =
+  '--zz\r\nContent-Disposition: form-data; name="name"\r\n\r\nfuzz\r\n--zz\r\nContent-Disposition: form-data; name="file"; filename="a.json"\r\nContent-Type: application/json\r\n\r\n{}\r\n--zz--\r\n';
 
 /** A valid JSON body sent under another content type, encoding or none. */
 export function bodyVariant(json: string, rng: Rng): Variant {
-  const as = (label: string, contentType: string | undefined, body: Buffer): Variant => ({ label, body, headers: contentType === undefined ? {} : { 'content-type': contentType } });
+  const as = (label: string, contentType: string | undefined, body: Buffer): Variant => ({
+    label,
+    body,
+    headers: contentType === undefined ? {} : { 'content-type': contentType },
+  });
   return rng.pick<() => Variant>([
     () => as('as text/plain', 'text/plain', Buffer.from(json)),
     () => as('form-urlencoded', 'application/x-www-form-urlencoded', Buffer.from('name=fuzz&__proto__[isAdmin]=1&a[b][c]=d')),
@@ -28,7 +33,8 @@ export function bodyVariant(json: string, rng: Rng): Variant {
     () => as('no content type', undefined, Buffer.from(json)),
     () => as('empty content type', '', Buffer.from(json)),
     () => as('octet-stream', 'application/octet-stream', Buffer.from(json)),
-    () => as('XML', 'application/xml', Buffer.from('<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>')),
+    () =>
+      as('XML', 'application/xml', Buffer.from('<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>')),
     () => as('JSON content type with junk parameters', 'application/json; charset=utf-8; boundary=x; q=0; =;', Buffer.from(json)),
     () => as('content type of 4,000 chars', `application/json; x=${'y'.repeat(4000)}`, Buffer.from(json)),
   ])();
@@ -91,7 +97,10 @@ export function pathVariant(path: string, rng: Rng): Variant {
     return at.length ? rng.pick(at) : 1;
   };
   return rng.pick<() => Variant>([
-    () => ({ label: 'legacy capitalized path', path: segments.map((s, i) => (i === literal() ? s.charAt(0).toUpperCase() + s.slice(1) : s)).join('/') }),
+    () => ({
+      label: 'legacy capitalized path',
+      path: segments.map((s, i) => (i === literal() ? s.charAt(0).toUpperCase() + s.slice(1) : s)).join('/'),
+    }),
     () => ({ label: 'path in capitals', path: path.toUpperCase() }),
     () => ({ label: 'trailing slash', path: `${path}/` }),
     () => ({ label: 'double slashes', path: path.replaceAll('/', '//') }),

@@ -30,7 +30,13 @@ export async function ollamaRoutes(x: Exchange): Promise<void> {
     const inputs = inputsOf(x.body?.input);
     if (!inputs) return ollamaError(x, 400, 'invalid input type');
     if (!modelsOf(b).includes(x.body?.model)) return ollamaNoModel(x);
-    return sendJson(x, 200, { model: x.body.model, embeddings: inputs.map(embeddingOf), total_duration: 1000, load_duration: 100, prompt_eval_count: inputs.length });
+    return sendJson(x, 200, {
+      model: x.body.model,
+      embeddings: inputs.map(embeddingOf),
+      total_duration: 1000,
+      load_duration: 100,
+      prompt_eval_count: inputs.length,
+    });
   }
   if (route === 'POST /api/pull') return ollamaPull(x);
   // Ollama's router answers unknown paths in plain text.
@@ -51,7 +57,9 @@ async function ollamaChat(x: Exchange): Promise<void> {
   if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) return ollamaError(x, 400, 'messages is required');
   if (!modelsOf(b).includes(body.model)) return ollamaNoModel(x);
   const { tokens, finishReason } = replyTokens(b, body.messages, body.options?.num_predict);
-  const counts = b.noUsage ? {} : { prompt_eval_count: promptTokens(body.messages), prompt_eval_duration: 1000, eval_count: tokens.length, eval_duration: 5000 };
+  const counts = b.noUsage
+    ? {}
+    : { prompt_eval_count: promptTokens(body.messages), prompt_eval_duration: 1000, eval_count: tokens.length, eval_duration: 5000 };
   const model = JSON.stringify(body.model);
   const final = (content: string) =>
     JSON.stringify({

@@ -14,7 +14,10 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
   const route = `${x.req.method} ${x.req.url?.split('?')[0]}`;
   const b = x.fake.behaviour;
   if (route === 'GET /v1/models') {
-    return sendJson(x, 200, { object: 'list', data: modelsOf(b).map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })) });
+    return sendJson(x, 200, {
+      object: 'list',
+      data: modelsOf(b).map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fake' })),
+    });
   }
   if (route === 'POST /v1/chat/completions') return openaiChat(x);
   if (route === 'POST /v1/embeddings') {
@@ -53,7 +56,13 @@ async function openaiChat(x: Exchange): Promise<void> {
   const created = Math.floor(Date.now() / 1000);
   const usage =
     b.usage ??
-    (b.noUsage ? undefined : { prompt_tokens: promptTokens(body.messages), completion_tokens: tokens.length, total_tokens: promptTokens(body.messages) + tokens.length });
+    (b.noUsage
+      ? undefined
+      : {
+          prompt_tokens: promptTokens(body.messages),
+          completion_tokens: tokens.length,
+          total_tokens: promptTokens(body.messages) + tokens.length,
+        });
 
   if (body.stream !== true) {
     if (!(await pause(x, (b.silentMs ?? 0) + tokens.length * (b.tokenDelayMs ?? 0)))) return;

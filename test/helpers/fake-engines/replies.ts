@@ -21,9 +21,15 @@ export function promptTokens(messages: unknown): number {
 }
 
 /** The answer as tokens: each word with its leading whitespace; `repeat` copies joined by a space. */
-export function replyTokens(b: FakeBehaviour, messages: unknown, limit: number | undefined): { tokens: string[]; finishReason: 'stop' | 'length' } {
+export function replyTokens(
+  b: FakeBehaviour,
+  messages: unknown,
+  limit: number | undefined,
+): { tokens: string[]; finishReason: 'stop' | 'length' } {
   const lastUser = Array.isArray(messages) ? [...messages].reverse().find((m: any) => m?.role === 'user') : undefined;
-  const reply = b.reply ?? `Fake answer to: ${typeof lastUser?.content === 'string' && lastUser.content.trim() ? lastUser.content.trim() : '(nothing)'}`;
+  const reply =
+    b.reply ??
+    `Fake answer to: ${typeof lastUser?.content === 'string' && lastUser.content.trim() ? lastUser.content.trim() : '(nothing)'}`;
   const once = reply.match(/\s*\S+/g) ?? [];
   const repeat = Math.max(1, b.repeat ?? 1);
   const total = once.length * repeat;

@@ -109,7 +109,7 @@ export async function startFake(kind: 'openai' | 'ollama', behaviour: FakeBehavi
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const raw = await readBody(req);
-    let body: any ;
+    let body: any;
     if (raw.length > 0) {
       try {
         body = JSON.parse(raw);

@@ -6,7 +6,10 @@ export class LastUsedRecorder {
   private pending = new Map<string, Date>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly db: Database, flushSeconds: number) {
+  constructor(
+    private readonly db: Database,
+    flushSeconds: number,
+  ) {
     this.timer = setInterval(() => void this.flush().catch(() => undefined), flushSeconds * 1000).unref();
   }
 

@@ -26,7 +26,17 @@ export const apiKeyRepository = {
     const [created] = await q.query<ApiKeyRow>(
       `INSERT INTO api_keys (id, tenant_id, customer_id, name, key_hash, masked_key, scopes, created_by, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9) RETURNING *`,
-      [row.id, row.tenant_id, row.customer_id, row.name, row.key_hash, row.masked_key, JSON.stringify(row.scopes), row.created_by, row.expires_at],
+      [
+        row.id,
+        row.tenant_id,
+        row.customer_id,
+        row.name,
+        row.key_hash,
+        row.masked_key,
+        JSON.stringify(row.scopes),
+        row.created_by,
+        row.expires_at,
+      ],
     );
     return created!;
   },

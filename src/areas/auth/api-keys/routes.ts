@@ -23,12 +23,17 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = asy
 
   app.get(
     '/tenants/:tenantId/api-keys',
-    { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(ApiKeyRecord) }), ...problems(401, 403, 404) } } },
+    {
+      config: { access: 'tenantAdmin' },
+      schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(ApiKeyRecord) }), ...problems(401, 403, 404) } },
+    },
     async (request) => ({ data: await listApiKeys(deps, principalOf(request), request.params.tenantId) }),
   );
 
-  app.get('/tenants/:tenantId/api-keys/:keyId', { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } }, async (request) =>
-    getApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId),
+  app.get(
+    '/tenants/:tenantId/api-keys/:keyId',
+    { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } },
+    async (request) => getApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId),
   );
 
   app.post(

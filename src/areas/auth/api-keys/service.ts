@@ -39,17 +39,20 @@ const blank = (value: string) => value.trim() === '';
 /** Validates a new key's fields (400 naming the field); returns the expiry, if any. */
 export function checkNewApiKey(input: NewApiKey, now = Date.now()): Date | null {
   const { nameMaxLength, customerIdMaxLength, maxScopes, scopeMaxLength } = API_KEY_LIMITS;
-  if (blank(input.name) || input.name.length > nameMaxLength) throw validation('name', `must be 1 to ${nameMaxLength} characters, not all blank`);
+  if (blank(input.name) || input.name.length > nameMaxLength)
+    throw validation('name', `must be 1 to ${nameMaxLength} characters, not all blank`);
   const scopes = input.scopes ?? [];
   if (scopes.length > maxScopes) throw validation('scopes', `must hold at most ${maxScopes} scopes`);
   const badScope = scopes.find((scope) => scope.length > scopeMaxLength || !SCOPE.test(scope));
-  if (badScope !== undefined) throw validation('scopes', `"${badScope}" is not a scope: letters and digits, then also : . _ * / - (at most ${scopeMaxLength})`);
+  if (badScope !== undefined)
+    throw validation('scopes', `"${badScope}" is not a scope: letters and digits, then also : . _ * / - (at most ${scopeMaxLength})`);
   if (input.customerId !== undefined && (blank(input.customerId) || input.customerId.length > customerIdMaxLength)) {
     throw validation('customerId', `must be 1 to ${customerIdMaxLength} characters, not all blank`);
   }
   if (input.expiresAt === undefined) return null;
   const expiresAt = new Date(input.expiresAt);
-  if (!ISO_8601.test(input.expiresAt) || Number.isNaN(expiresAt.getTime())) throw validation('expiresAt', 'must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z');
+  if (!ISO_8601.test(input.expiresAt) || Number.isNaN(expiresAt.getTime()))
+    throw validation('expiresAt', 'must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z');
   if (expiresAt.getTime() <= now) throw validation('expiresAt', 'must be in the future');
   return expiresAt;
 }
@@ -102,7 +105,12 @@ export async function tenantApiKeys(deps: Pick<ApiKeyDeps, 'db'>, tenantId: stri
   return (await apiKeyRepository.list(deps.db, tenantId)).map(toApiKey);
 }
 
-export async function getApiKey(deps: Pick<ApiKeyDeps, 'db'>, principal: Principal, tenantId: string, keyId: string): Promise<ApiKeyRecord> {
+export async function getApiKey(
+  deps: Pick<ApiKeyDeps, 'db'>,
+  principal: Principal,
+  tenantId: string,
+  keyId: string,
+): Promise<ApiKeyRecord> {
   await administeredTenant(deps, principal, tenantId);
   const row = isId('apiKey', keyId) ? await apiKeyRepository.get(deps.db, tenantId, keyId) : undefined;
   if (!row) throw notFound('API key');

@@ -70,7 +70,13 @@ export class ApiKeyValidator {
 
   private async load(hash: string): Promise<CachedKey> {
     const [row] = await this.db.query<{
-      id: string; tenant_id: string; customer_id: string | null; scopes: string[]; status: string; expires_at: Date | null; tenant_status: string;
+      id: string;
+      tenant_id: string;
+      customer_id: string | null;
+      scopes: string[];
+      status: string;
+      expires_at: Date | null;
+      tenant_status: string;
     }>(
       `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, t.status AS tenant_status
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,

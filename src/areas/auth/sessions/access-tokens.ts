@@ -17,7 +17,11 @@ export interface AccessTokenClaims {
 export class AccessTokens {
   private readonly verified = new TtlCache<string, AccessTokenClaims>(50_000);
 
-  constructor(private readonly secrets: Secrets, private readonly issuer: string, private readonly ttlMinutes: number) {}
+  constructor(
+    private readonly secrets: Secrets,
+    private readonly issuer: string,
+    private readonly ttlMinutes: number,
+  ) {}
 
   async issue(userId: string, tenantId: string): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.ttlMinutes * 60_000);

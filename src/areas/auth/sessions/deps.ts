@@ -15,7 +15,11 @@ export interface SessionDeps {
   config: {
     auth: Pick<
       Config['auth'],
-      'refreshTokenTtlDays' | 'refreshReuseGraceSeconds' | 'loginMaxFailuresPerAccount' | 'loginMaxFailuresPerAddress' | 'twoFactorMaxAttemptsPerChallenge'
+      | 'refreshTokenTtlDays'
+      | 'refreshReuseGraceSeconds'
+      | 'loginMaxFailuresPerAccount'
+      | 'loginMaxFailuresPerAddress'
+      | 'twoFactorMaxAttemptsPerChallenge'
     >;
   };
   auth: { accessTokens: Pick<AccessTokens, 'issue'>; accounts: Pick<AccountStates, 'get'> };

@@ -97,10 +97,9 @@ export const challengeRepository = {
   },
 
   async consume(q: Queryable, id: string) {
-    const rows = await q.query(
-      'UPDATE two_factor_challenges SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id',
-      [id],
-    );
+    const rows = await q.query('UPDATE two_factor_challenges SET consumed_at = now() WHERE id = $1 AND consumed_at IS NULL RETURNING id', [
+      id,
+    ]);
     return rows.length > 0;
   },
 

@@ -28,8 +28,7 @@ import type { Throttle } from './throttle.js';
 
 // One wording for unknown user, wrong password, disabled user and disabled tenant.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'The username or password is incorrect.');
-const invalidRefreshToken = () =>
-  new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is invalid, expired or revoked; sign in again.');
+const invalidRefreshToken = () => new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is invalid, expired or revoked; sign in again.');
 
 export const loginThrottleKeys = {
   account: (login: string) => `login:acct:${login.toLowerCase()}`,
@@ -81,7 +80,11 @@ export async function startSession(deps: Pick<SessionDeps, 'db' | 'secrets' | 'c
   return { ...(await accessToken(deps, user)), refreshToken, user: toUser(user) };
 }
 
-export async function refresh(deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>, presented: string | undefined, log: FastifyBaseLogger): Promise<Session> {
+export async function refresh(
+  deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>,
+  presented: string | undefined,
+  log: FastifyBaseLogger,
+): Promise<Session> {
   if (!presented) throw invalidRefreshToken();
   const tokenHash = deps.secrets.hash('refresh-token', presented);
   const known = await refreshTokenRepository.findByHash(deps.db, tokenHash);

@@ -24,7 +24,10 @@ export interface Attempt {
 export class Throttle {
   private readonly inFlight = new Map<string, number>();
 
-  constructor(private readonly failures: FailureCounter, private readonly detail: string) {}
+  constructor(
+    private readonly failures: FailureCounter,
+    private readonly detail: string,
+  ) {}
 
   /** Starts an attempt, or throws 429 with Retry-After when any key is at its limit. */
   async begin(limits: Limit[]): Promise<Attempt> {

@@ -12,23 +12,38 @@ export const tenantRoutes: FastifyPluginAsyncTypebox<{ deps: TenantDeps }> = asy
   const TenantRecord = tenantRecord(deps.tenantSettings.record);
   const TenantPatch = tenantPatch(deps.tenantSettings.patch.properties);
 
-  app.get('/tenants', { config: { access: 'platformAdmin' }, schema: { response: { 200: Type.Object({ data: Type.Array(TenantRecord) }), ...problems(401, 403) } } }, async (request) => ({
-    data: await listTenants(deps, principalOf(request)),
-  }));
+  app.get(
+    '/tenants',
+    {
+      config: { access: 'platformAdmin' },
+      schema: { response: { 200: Type.Object({ data: Type.Array(TenantRecord) }), ...problems(401, 403) } },
+    },
+    async (request) => ({
+      data: await listTenants(deps, principalOf(request)),
+    }),
+  );
 
   app.post(
     '/tenants',
-    { config: { access: 'platformAdmin' }, schema: { body: NewTenantBody, response: { 201: TenantRecord, ...problems(400, 401, 403, 409) } } },
+    {
+      config: { access: 'platformAdmin' },
+      schema: { body: NewTenantBody, response: { 201: TenantRecord, ...problems(400, 401, 403, 409) } },
+    },
     async (request, reply) => reply.code(201).send(await createTenantAs(deps, principalOf(request), request.body.name)),
   );
 
-  app.get('/tenants/:tenantId', { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, response: { 200: TenantRecord, ...problems(401, 403, 404) } } }, async (request) =>
-    getTenant(deps, principalOf(request), request.params.tenantId),
+  app.get(
+    '/tenants/:tenantId',
+    { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, response: { 200: TenantRecord, ...problems(401, 403, 404) } } },
+    async (request) => getTenant(deps, principalOf(request), request.params.tenantId),
   );
 
   app.patch(
     '/tenants/:tenantId',
-    { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, body: TenantPatch, response: { 200: TenantRecord, ...problems(400, 401, 403, 404, 409) } } },
+    {
+      config: { access: 'tenantAdmin' },
+      schema: { params: TenantParams, body: TenantPatch, response: { 200: TenantRecord, ...problems(400, 401, 403, 404, 409) } },
+    },
     async (request) => updateTenant(deps, principalOf(request), request.params.tenantId, request.body),
   );
 };

@@ -84,7 +84,7 @@ export async function getTenant(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>,
 export async function updateTenant(deps: TenantDeps, principal: Principal, tenantId: string, patch: TenantPatch): Promise<Tenant> {
   const current = await administeredTenant(deps, principal, tenantId);
   if (patch.status !== undefined) {
-    if (!isPlatformAdmin(principal)) throw new AppError('FORBIDDEN', 'Only a platform admin may change a tenant\'s status.');
+    if (!isPlatformAdmin(principal)) throw new AppError('FORBIDDEN', "Only a platform admin may change a tenant's status.");
     if (patch.status === 'disabled' && principal.tenantId === tenantId) {
       throw new AppError('CONFLICT', 'You cannot disable the tenant your own account belongs to.');
     }

@@ -24,10 +24,9 @@ export const twoFactorRepository = {
   },
 
   async disable(q: Queryable, userId: string) {
-    await q.query(
-      `UPDATE users SET totp_enabled = false, totp_secret = NULL, totp_last_step = NULL, updated_at = now() WHERE id = $1`,
-      [userId],
-    );
+    await q.query(`UPDATE users SET totp_enabled = false, totp_secret = NULL, totp_last_step = NULL, updated_at = now() WHERE id = $1`, [
+      userId,
+    ]);
     await q.query('DELETE FROM recovery_codes WHERE user_id = $1', [userId]);
   },
 

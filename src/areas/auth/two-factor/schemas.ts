@@ -14,7 +14,10 @@ export const EnableResponse = Type.Object({ recoveryCodes: Type.Array(Type.Strin
 export type EnableResponse = Static<typeof EnableResponse>;
 
 /** Exactly one of the two; the service says so when both or neither come. */
-export const DisableBody = Type.Object({ code: Type.Optional(Code), password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' })) });
+export const DisableBody = Type.Object({
+  code: Type.Optional(Code),
+  password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' })),
+});
 export type DisableBody = Static<typeof DisableBody>;
 
 /** `code` holds a TOTP code or a recovery code; `recoveryCode` only the latter. Exactly one of the two. */

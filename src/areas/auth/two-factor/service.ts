@@ -51,7 +51,12 @@ export async function setupTwoFactor(deps: TwoFactorDeps, principal: Principal):
 }
 
 /** Step 2: a valid code proves the app holds the secret; answers the recovery codes, once. */
-export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, code: string): Promise<EnableResponse> {
+export async function enableTwoFactor(
+  deps: TwoFactorDeps,
+  throttle: Throttle,
+  principal: Principal,
+  code: string,
+): Promise<EnableResponse> {
   const user = await signedInUserRow(deps, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   if (!user.totp_secret) throw new AppError('CONFLICT', 'Start with POST /api/auth/2fa/setup to get a secret.');
@@ -79,12 +84,7 @@ export async function enableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, p
 }
 
 /** Turns 2FA off after a current code (TOTP or recovery) or the password. */
-export async function disableTwoFactor(
-  deps: TwoFactorDeps,
-  throttle: Throttle,
-  principal: Principal,
-  proof: DisableBody,
-): Promise<User> {
+export async function disableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, proof: DisableBody): Promise<User> {
   if ((proof.code === undefined) === (proof.password === undefined)) {
     throw validation('code', 'send either `code` or `password`, not both and not neither');
   }
@@ -116,11 +116,7 @@ export async function disableTwoFactor(
 }
 
 /** Second step of login: the challenge from login plus a code gives the full login response. */
-export async function verifyTwoFactor(
-  deps: TwoFactorDeps,
-  throttle: Throttle,
-  input: VerifyBody,
-): Promise<Session> {
+export async function verifyTwoFactor(deps: TwoFactorDeps, throttle: Throttle, input: VerifyBody): Promise<Session> {
   if ((input.code === undefined) === (input.recoveryCode === undefined)) {
     throw validation('code', 'send either `code` or `recoveryCode`, not both and not neither');
   }
@@ -133,7 +129,9 @@ export async function verifyTwoFactor(
     const state = user ? await deps.auth.accounts.get(user.id) : null;
     if (!user || !state?.active || !user.totp_enabled) throw invalidChallenge();
     const ok =
-      input.recoveryCode !== undefined ? await acceptRecoveryCode(deps, user, input.recoveryCode) : await acceptSecondFactor(deps, user, input.code!);
+      input.recoveryCode !== undefined
+        ? await acceptRecoveryCode(deps, user, input.recoveryCode)
+        : await acceptSecondFactor(deps, user, input.code!);
     if (!ok) {
       await attempt.fail();
       throw wrongCode();

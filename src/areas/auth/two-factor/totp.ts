@@ -9,7 +9,14 @@ const DIGITS = 6;
 const WINDOW_STEPS = 1;
 
 function totp(secretBase32: string, label = 'user'): TOTP {
-  return new TOTP({ issuer: ISSUER, label, algorithm: 'SHA1', digits: DIGITS, period: PERIOD_SECONDS, secret: Secret.fromBase32(secretBase32) });
+  return new TOTP({
+    issuer: ISSUER,
+    label,
+    algorithm: 'SHA1',
+    digits: DIGITS,
+    period: PERIOD_SECONDS,
+    secret: Secret.fromBase32(secretBase32),
+  });
 }
 
 /** A new random secret (160 bits, the RFC 4226 recommendation), base32 as apps expect it. */

@@ -21,7 +21,11 @@ export class AccountStates {
   private readonly cache: RenewingCache<AccountState | null>;
 
   /** `ttlMs`: how long a state is trusted without a change event (tests shorten it). */
-  constructor(private readonly db: Database, bus: InvalidationBus, ttlMs = TTL_MS) {
+  constructor(
+    private readonly db: Database,
+    bus: InvalidationBus,
+    ttlMs = TTL_MS,
+  ) {
     this.cache = new RenewingCache<AccountState | null>({ maxEntries: 50_000, ttlMs: () => ttlMs, retryMs: RENEW_RETRY_MS });
     bus.subscribe((event) => {
       if (event.kind === 'user') this.cache.invalidateKey(event.id);
@@ -40,6 +44,8 @@ export class AccountStates {
          FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id = $1`,
       [userId],
     );
-    return row ? { userId, tenantId: row.tenant_id, roles: row.roles, active: row.status === 'active' && row.tenant_status === 'active' } : null;
+    return row
+      ? { userId, tenantId: row.tenant_id, roles: row.roles, active: row.status === 'active' && row.tenant_status === 'active' }
+      : null;
   }
 }

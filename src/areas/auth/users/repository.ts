@@ -63,7 +63,15 @@ export const userRepository = {
          password_hash = COALESCE($7, password_hash),
          updated_at = now()
        WHERE tenant_id = $1 AND id = $2 RETURNING *`,
-      [tenantId, id, patch.email !== undefined, patch.email ?? null, patch.roles ?? null, patch.status ?? null, patch.password_hash ?? null],
+      [
+        tenantId,
+        id,
+        patch.email !== undefined,
+        patch.email ?? null,
+        patch.roles ?? null,
+        patch.status ?? null,
+        patch.password_hash ?? null,
+      ],
     );
     return row;
   },

@@ -10,23 +10,34 @@ import { createUserAs, getUser, listUsers, updateUser, type UserDeps } from './s
 export const userRoutes: FastifyPluginAsyncTypebox<{ deps: UserDeps }> = async (app, { deps }) => {
   app.get(
     '/tenants/:tenantId/users',
-    { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(UserRecord) }), ...problems(401, 403, 404) } } },
+    {
+      config: { access: 'tenantAdmin' },
+      schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(UserRecord) }), ...problems(401, 403, 404) } },
+    },
     async (request) => ({ data: await listUsers(deps, principalOf(request), request.params.tenantId) }),
   );
 
   app.post(
     '/tenants/:tenantId/users',
-    { config: { access: 'tenantAdmin' }, schema: { params: TenantParams, body: NewUserBody, response: { 201: UserRecord, ...problems(400, 401, 403, 404, 409) } } },
+    {
+      config: { access: 'tenantAdmin' },
+      schema: { params: TenantParams, body: NewUserBody, response: { 201: UserRecord, ...problems(400, 401, 403, 404, 409) } },
+    },
     async (request, reply) => reply.code(201).send(await createUserAs(deps, principalOf(request), request.params.tenantId, request.body)),
   );
 
-  app.get('/tenants/:tenantId/users/:userId', { config: { access: 'tenantAdmin' }, schema: { params: UserParams, response: { 200: UserRecord, ...problems(401, 403, 404) } } }, async (request) =>
-    getUser(deps, principalOf(request), request.params.tenantId, request.params.userId),
+  app.get(
+    '/tenants/:tenantId/users/:userId',
+    { config: { access: 'tenantAdmin' }, schema: { params: UserParams, response: { 200: UserRecord, ...problems(401, 403, 404) } } },
+    async (request) => getUser(deps, principalOf(request), request.params.tenantId, request.params.userId),
   );
 
   app.patch(
     '/tenants/:tenantId/users/:userId',
-    { config: { access: 'tenantAdmin' }, schema: { params: UserParams, body: UserPatch, response: { 200: UserRecord, ...problems(400, 401, 403, 404, 409) } } },
+    {
+      config: { access: 'tenantAdmin' },
+      schema: { params: UserParams, body: UserPatch, response: { 200: UserRecord, ...problems(400, 401, 403, 404, 409) } },
+    },
     async (request) => updateUser(deps, principalOf(request), request.params.tenantId, request.params.userId, request.body),
   );
 };

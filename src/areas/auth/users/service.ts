@@ -116,11 +116,13 @@ const PRIVILEGED: readonly RoleName[] = ['admin', 'platform_admin'];
 // holds it: otherwise a tenant admin could reset a platform admin's password
 // (or demote them) and so act above their own role.
 function requireMayAssign(principal: Principal, roles: RoleName[] | undefined): void {
-  if (roles?.includes('platform_admin') && !isPlatformAdmin(principal)) throw forbidden('Only a platform admin may grant the platform_admin role.');
+  if (roles?.includes('platform_admin') && !isPlatformAdmin(principal))
+    throw forbidden('Only a platform admin may grant the platform_admin role.');
 }
 
 function requireMayChange(principal: Principal, target: UserRow): void {
-  if (target.roles.includes('platform_admin') && !isPlatformAdmin(principal)) throw forbidden('Only a platform admin may change a platform admin\'s account.');
+  if (target.roles.includes('platform_admin') && !isPlatformAdmin(principal))
+    throw forbidden("Only a platform admin may change a platform admin's account.");
 }
 
 async function userInTenant(q: Queryable, tenantId: string, userId: string): Promise<UserRow> {
@@ -148,7 +150,13 @@ export async function getUser(deps: Pick<UserDeps, 'db'>, principal: Principal, 
 export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, input: NewUserBody): Promise<User> {
   await administeredTenant(deps, principal, tenantId);
   requireMayAssign(principal, input.roles);
-  return createUser(deps, { tenantId, username: input.username, password: input.password, roles: input.roles ?? [], ...(input.email !== undefined ? { email: input.email } : {}) });
+  return createUser(deps, {
+    tenantId,
+    username: input.username,
+    password: input.password,
+    roles: input.roles ?? [],
+    ...(input.email !== undefined ? { email: input.email } : {}),
+  });
 }
 
 /**

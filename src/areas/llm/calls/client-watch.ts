@@ -111,6 +111,9 @@ export class AbortableReader<T> {
       if (result.done) clearTimeout(timer);
       else return this.iterator.next().then(step);
     };
-    this.iterator.next().then(step).catch(() => clearTimeout(timer));
+    this.iterator
+      .next()
+      .then(step)
+      .catch(() => clearTimeout(timer));
   }
 }

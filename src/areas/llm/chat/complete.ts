@@ -11,7 +11,9 @@ export async function completeJson(call: ChatCall, model: string, reply: Fastify
   const { router } = call.deps;
   const client = call.deps.calls.watch(reply.raw);
   try {
-    const { value: result, lease } = await router.dispatch(call.tenantId, model, (lease) => lease.engine.chat(call.engineRequest(model, client.signal)));
+    const { value: result, lease } = await router.dispatch(call.tenantId, model, (lease) =>
+      lease.engine.chat(call.engineRequest(model, client.signal)),
+    );
     lease.release('ok');
     const usage = await completeUsage(result.usage, call.messages, result.content);
     if (client.gone()) {

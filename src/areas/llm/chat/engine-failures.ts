@@ -14,7 +14,9 @@ export function toHttpFailure(error: unknown, retryAfterSeconds: number): unknow
   if (!(error instanceof EngineError)) return error;
   switch (error.failure) {
     case 'model_not_found':
-      return new AppError('SERVICE_UNAVAILABLE', 'The requested model is not loaded on any node serving it. Retry later.', { retryAfterSeconds });
+      return new AppError('SERVICE_UNAVAILABLE', 'The requested model is not loaded on any node serving it. Retry later.', {
+        retryAfterSeconds,
+      });
     case 'rejected':
       return new AppError(
         'BAD_REQUEST',

@@ -16,7 +16,10 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
 
   app.post(
     '/chat/completions',
-    { config: { access: 'tenant' }, schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } } },
+    {
+      config: { access: 'tenant' },
+      schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } },
+    },
     async (request, reply) => {
       if (!tokenizerLoading) {
         // Usage counting may need the tokenizer at any later request: its one-off load (a
@@ -36,7 +39,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
       }
       if (request.body.stream !== true) return completeJson(call, model, reply);
       // The request's own choice wins over the tenant's default, either way.
-      const metadataChoices = request.body.stream_options?.metadata_choices ?? (await deps.router.settings(call.tenantId)).streamMetadataChoices;
+      const metadataChoices =
+        request.body.stream_options?.metadata_choices ?? (await deps.router.settings(call.tenantId)).streamMetadataChoices;
       await completeStream(call, model, reply, metadataChoices);
       return reply;
     },

@@ -21,7 +21,9 @@ export async function completeStream(call: ChatCall, model: string, reply: Fasti
   try {
     let accepted: { value: AsyncIterable<ChatBatch>; lease: Lease };
     try {
-      accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) => lease.engine.chatStream(call.engineRequest(model, client.signal)));
+      accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) =>
+        lease.engine.chatStream(call.engineRequest(model, client.signal)),
+      );
     } catch (error) {
       await call.failedBeforeAnswer(model, error, client, reply);
       return;
@@ -111,6 +113,7 @@ async function relay(
 const SHUTDOWN_MESSAGE = 'The server is shutting down; the answer is incomplete. Retry the request.';
 
 function midStreamMessage(failure: unknown): string {
-  if (failure instanceof EngineError && failure.failure === 'timeout') return 'The model stopped responding while generating the answer; the answer is incomplete.';
+  if (failure instanceof EngineError && failure.failure === 'timeout')
+    return 'The model stopped responding while generating the answer; the answer is incomplete.';
   return 'The model failed while generating the answer; the answer is incomplete.';
 }

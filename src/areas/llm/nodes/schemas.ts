@@ -9,7 +9,13 @@ export type RemoteEngine = Static<typeof RemoteEngine>;
 
 /** The router's view of the node (router/node-runtime.ts), as the API shows it. */
 export const NodeHealth = Type.Object({
-  status: Type.Union([Type.Literal('healthy'), Type.Literal('unhealthy'), Type.Literal('cooldown'), Type.Literal('disabled'), Type.Literal('unknown')]),
+  status: Type.Union([
+    Type.Literal('healthy'),
+    Type.Literal('unhealthy'),
+    Type.Literal('cooldown'),
+    Type.Literal('disabled'),
+    Type.Literal('unknown'),
+  ]),
   models: Type.Array(Type.String()),
   checkedAt: Type.Union([Timestamp, Type.Null()]),
   lastError: Type.Optional(Type.String()),

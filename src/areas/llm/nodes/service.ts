@@ -44,8 +44,13 @@ function accessTo(principal: Principal, tenantIds: string[], source: NodeDefinit
 
 export async function listNodes(deps: NodeDeps, principal: Principal): Promise<ComputeNode[]> {
   requireNodeAdmin(principal);
-  const rows = isPlatformAdmin(principal) ? await computeNodeRepository.listAll(deps.db) : await computeNodeRepository.listServing(deps.db, principal.tenantId);
-  return [...configNodes(deps).map((d) => toView(deps, principal, d, d.apiKey !== undefined)), ...rows.map((row) => rowView(deps, principal, row))];
+  const rows = isPlatformAdmin(principal)
+    ? await computeNodeRepository.listAll(deps.db)
+    : await computeNodeRepository.listServing(deps.db, principal.tenantId);
+  return [
+    ...configNodes(deps).map((d) => toView(deps, principal, d, d.apiKey !== undefined)),
+    ...rows.map((row) => rowView(deps, principal, row)),
+  ];
 }
 
 export async function getNode(deps: NodeDeps, principal: Principal, id: string): Promise<ComputeNode> {
@@ -119,10 +124,14 @@ async function visibleRow(deps: NodeDeps, principal: Principal, id: string): Pro
 
 async function manageableRow(deps: NodeDeps, principal: Principal, id: string): Promise<ComputeNodeRow> {
   if (configNodes(deps).some((d) => d.id === id)) {
-    throw new AppError('CONFLICT', 'This compute node comes from the server configuration (GATEWAY_NODES or the built-in local engine) and cannot be changed through the API; change the configuration instead.');
+    throw new AppError(
+      'CONFLICT',
+      'This compute node comes from the server configuration (GATEWAY_NODES or the built-in local engine) and cannot be changed through the API; change the configuration instead.',
+    );
   }
   const row = await visibleRow(deps, principal, id);
-  if (accessTo(principal, row.tenant_ids, 'api') !== 'manage') throw forbidden('This compute node is shared with other tenants; only a platform admin may change it.');
+  if (accessTo(principal, row.tenant_ids, 'api') !== 'manage')
+    throw forbidden('This compute node is shared with other tenants; only a platform admin may change it.');
   return row;
 }
 
@@ -132,7 +141,13 @@ async function tenantIdsFor(deps: NodeDeps, principal: Principal, requested: str
     throw forbidden("A tenant admin's compute nodes serve their own tenant only: omit tenantIds or give just your tenant's id.");
   }
   const ids = requested ?? [];
-  const existing = ids.length > 0 ? await computeNodeRepository.existingTenants(deps.db, ids.filter((id) => isId('tenant', id))) : new Set<string>();
+  const existing =
+    ids.length > 0
+      ? await computeNodeRepository.existingTenants(
+          deps.db,
+          ids.filter((id) => isId('tenant', id)),
+        )
+      : new Set<string>();
   const unknown = ids.filter((id) => !existing.has(id));
   if (unknown.length > 0) throw validation('tenantIds', `no such tenant: ${unknown.slice(0, 5).join(', ')}`);
   return ids;
@@ -145,7 +160,12 @@ async function checkNodeUrl(deps: NodeDeps, principal: Principal, raw: string): 
 }
 
 function rowView(deps: NodeDeps, principal: Principal, row: ComputeNodeRow): ComputeNode {
-  return toView(deps, principal, definitionFromRow({ ...row, api_key_encrypted: null }, deps.secrets, () => {}), row.api_key_encrypted !== null);
+  return toView(
+    deps,
+    principal,
+    definitionFromRow({ ...row, api_key_encrypted: null }, deps.secrets, () => {}),
+    row.api_key_encrypted !== null,
+  );
 }
 
 function toView(deps: NodeDeps, principal: Principal, node: NodeDefinition, hasApiKey: boolean): ComputeNode {

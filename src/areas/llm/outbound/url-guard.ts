@@ -54,7 +54,10 @@ export function guardedLookup(deny: BlockList): LookupFunction {
       if (error) return callback(error, '', 0);
       const denied = addresses.find((entry) => isDenied(entry.address, deny));
       if (denied || addresses.length === 0) {
-        const refusal = Object.assign(new Error(`${hostname} resolves to ${denied?.address ?? 'nothing'}, which this server may not connect to (deny list)`), { code: 'EADDRNOTAVAIL' });
+        const refusal = Object.assign(
+          new Error(`${hostname} resolves to ${denied?.address ?? 'nothing'}, which this server may not connect to (deny list)`),
+          { code: 'EADDRNOTAVAIL' },
+        );
         return callback(refusal, '', 0);
       }
       if (options.all) return (callback as unknown as (e: null, all: typeof addresses) => void)(null, addresses);

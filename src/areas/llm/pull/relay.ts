@@ -35,7 +35,14 @@ export interface PullJob {
 export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void> {
   const { lease } = job;
   const client = job.calls.watch(reply.raw);
-  const frames = lease.engine.pull({ model: job.model, ...(job.url ? { url: job.url } : {}), ...(job.sha256 ? { sha256: job.sha256 } : {}), guard: job.guard, replace: job.replace, signal: client.signal });
+  const frames = lease.engine.pull({
+    model: job.model,
+    ...(job.url ? { url: job.url } : {}),
+    ...(job.sha256 ? { sha256: job.sha256 } : {}),
+    guard: job.guard,
+    replace: job.replace,
+    signal: client.signal,
+  });
   const reader = new AbortableReader(frames[Symbol.asyncIterator](), client.signal);
   let released = false;
   const release = (outcome: 'ok' | 'failed') => {
@@ -70,7 +77,9 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
       while (next !== ABORTED && !next.done && !client.gone()) {
         const frame = progressFrame(next.value);
         if (frame.status === 'success') {
-          await job.beforeSuccess().catch((error: unknown) => reply.log.warn({ err: error, nodeId: lease.node.id }, 'model list refresh after pull failed'));
+          await job
+            .beforeSuccess()
+            .catch((error: unknown) => reply.log.warn({ err: error, nodeId: lease.node.id }, 'model list refresh after pull failed'));
           succeeded = true;
         }
         await sse.send(frame);
@@ -95,7 +104,10 @@ export async function relayPull(job: PullJob, reply: FastifyReply): Promise<void
 
 const STOPPED_FRAME = {
   status: 'error',
-  error: { message: 'The server is shutting down: the pull was stopped and nothing was kept. Retry it later.', code: 'server_shutting_down' },
+  error: {
+    message: 'The server is shutting down: the pull was stopped and nothing was kept. Retry it later.',
+    code: 'server_shutting_down',
+  },
 };
 
 /** Only the fields the frame contract names, camelCase, whatever the engine added. */
@@ -114,7 +126,8 @@ function progressFrame(p: PullProgress): PullProgress {
  */
 function errorFrame(failure: unknown) {
   if (failure instanceof EngineError) return { status: 'error', error: { message: failure.message, code: failure.failure } };
-  if (failure === undefined) return { status: 'error', error: { message: 'The engine ended the pull without reporting success.', code: 'upstream_error' } };
+  if (failure === undefined)
+    return { status: 'error', error: { message: 'The engine ended the pull without reporting success.', code: 'upstream_error' } };
   return { status: 'error', error: { message: 'The pull failed unexpectedly.', code: 'internal' } };
 }
 

@@ -95,7 +95,10 @@ export class NodeRegistry {
     node.consecutiveFailures++;
     node.lastError = reason;
     if (node.consecutiveFailures >= this.options.failuresBeforeCooldown && node.status !== 'cooldown' && !node.retired) {
-      this.options.log('warn', `compute node ${node.definition.name} (${node.definition.id}) cooled down for ${this.options.cooldownMs / 1000} s after ${node.consecutiveFailures} consecutive failures`);
+      this.options.log(
+        'warn',
+        `compute node ${node.definition.name} (${node.definition.id}) cooled down for ${this.options.cooldownMs / 1000} s after ${node.consecutiveFailures} consecutive failures`,
+      );
       this.startCooldown(node);
     }
   }
@@ -145,7 +148,11 @@ export class NodeRegistry {
       if (node.status === 'healthy') return;
       // Readmitted with a clean slate. A routine probe of a healthy node leaves the
       // failure count alone: a node that lists models but fails every chat must still cool down.
-      if (node.status !== 'unknown' && node.status !== 'disabled') this.options.log('info', `compute node ${node.definition.name} (${node.definition.id}) is back, healthy with ${models.length} model(s)`);
+      if (node.status !== 'unknown' && node.status !== 'disabled')
+        this.options.log(
+          'info',
+          `compute node ${node.definition.name} (${node.definition.id}) is back, healthy with ${models.length} model(s)`,
+        );
       this.clearCooldown(node);
       node.status = 'healthy';
       node.consecutiveFailures = 0;

@@ -58,12 +58,21 @@ export class Router implements ModelRouter {
     if (settings.defaultModel !== null) {
       // The tenant's own choice: if its nodes are down that is an outage, not the caller's mistake.
       if (!this.nodesFor(tenantId, settings.defaultModel).some((n) => n.routable && n.serves(settings.defaultModel!))) {
-        throw this.unavailable(tenantId, settings.defaultModel, `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`);
+        throw this.unavailable(
+          tenantId,
+          settings.defaultModel,
+          `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`,
+        );
       }
       return settings.defaultModel;
     }
     const first = this.firstAvailable(tenantId, settings);
-    if (first === undefined) throw this.unavailable(tenantId, undefined, 'No model is available to this tenant right now: no healthy compute node serves one. Retry later.');
+    if (first === undefined)
+      throw this.unavailable(
+        tenantId,
+        undefined,
+        'No model is available to this tenant right now: no healthy compute node serves one. Retry later.',
+      );
     return first;
   }
 
@@ -99,23 +108,39 @@ export class Router implements ModelRouter {
       }
     }
     if (failed === 0 && missing > 0) {
-      throw this.unavailable(tenantId, resolved, `Model "${resolved}" is not loaded on any node that serves this tenant. Pull or load it there, then retry.`);
+      throw this.unavailable(
+        tenantId,
+        resolved,
+        `Model "${resolved}" is not loaded on any node that serves this tenant. Pull or load it there, then retry.`,
+      );
     }
-    if (tried.size === 0) throw this.unavailable(tenantId, resolved, `No healthy compute node serves model "${resolved}" right now. Retry later.`);
+    if (tried.size === 0)
+      throw this.unavailable(tenantId, resolved, `No healthy compute node serves model "${resolved}" right now. Retry later.`);
     const why = lastFailure ? ` (last failure: ${lastFailure.failure})` : '';
-    throw this.unavailable(tenantId, resolved, `Model "${resolved}" is unavailable: ${tried.size} compute node(s) failed to answer${why}. Retry later.`);
+    throw this.unavailable(
+      tenantId,
+      resolved,
+      `Model "${resolved}" is unavailable: ${tried.size} compute node(s) failed to answer${why}. Retry later.`,
+    );
   }
 
   async pullTarget(tenantId: string, engine: EngineKind): Promise<Lease> {
     if (engine === 'openai') throw new AppError('NOT_FOUND', 'OpenAI-compatible nodes cannot pull models; pull into "ollama" or "local".');
     await this.registry.whenReady();
-    const nodes = this.registry.nodes().filter((n) => n.definition.engine === engine && n.definition.enabled && n.visibleTo(tenantId) && !n.stale && !n.retired);
+    const nodes = this.registry
+      .nodes()
+      .filter((n) => n.definition.engine === engine && n.definition.enabled && n.visibleTo(tenantId) && !n.stale && !n.retired);
     if (nodes.length === 0) {
-      throw new AppError('NOT_FOUND', engine === 'local' ? 'The local engine is turned off on this server.' : 'No Ollama compute node serves this tenant.');
+      throw new AppError(
+        'NOT_FOUND',
+        engine === 'local' ? 'The local engine is turned off on this server.' : 'No Ollama compute node serves this tenant.',
+      );
     }
     const healthy = nodes.filter((n) => n.routable);
     if (healthy.length === 0) {
-      throw new AppError('SERVICE_UNAVAILABLE', `No healthy ${engine} compute node can take the pull right now. Retry later.`, { retryAfterSeconds: this.retryAfter(nodes) });
+      throw new AppError('SERVICE_UNAVAILABLE', `No healthy ${engine} compute node can take the pull right now. Retry later.`, {
+        retryAfterSeconds: this.retryAfter(nodes),
+      });
     }
     // The tenant's own node first: pulling into a shared node fills a disk other tenants share.
     const own = healthy.filter((n) => ownedBy(n.definition.tenantIds, tenantId));

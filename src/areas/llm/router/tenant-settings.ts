@@ -16,7 +16,10 @@ export class TenantSettingsCache {
   private readonly unsubscribe: () => void;
 
   /** `loadSettings`: one tenant's settings from storage (llm/settings' loadLlmSettings, handed in by createLlmServices). */
-  constructor(private readonly loadSettings: (tenantId: string) => Promise<TenantLlmSettings>, bus: InvalidationBus) {
+  constructor(
+    private readonly loadSettings: (tenantId: string) => Promise<TenantLlmSettings>,
+    bus: InvalidationBus,
+  ) {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'tenant') this.cache.invalidateKey(event.id);
     });

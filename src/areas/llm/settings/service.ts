@@ -31,7 +31,10 @@ export function mergeLlmSettings(current: TenantLlmSettings, patch: LlmSettingsP
     streamMetadataChoices: patch.streamMetadataChoices ?? current.streamMetadataChoices,
   };
   if (next.defaultModel !== null && next.allowedModels && !next.allowedModels.includes(next.defaultModel)) {
-    throw validation(patch.defaultModel !== undefined ? 'defaultModel' : 'allowedModels', `the default model "${next.defaultModel}" must be one of allowedModels`);
+    throw validation(
+      patch.defaultModel !== undefined ? 'defaultModel' : 'allowedModels',
+      `the default model "${next.defaultModel}" must be one of allowedModels`,
+    );
   }
   return next;
 }

@@ -34,7 +34,10 @@ export class SseWriter {
   };
 
   /** `heartbeatMs`: a comment goes out after this long without any other write. */
-  constructor(private readonly res: ServerResponse, private readonly heartbeatMs: number) {
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly heartbeatMs: number,
+  ) {
     // Nothing (heartbeat included) may be written once the connection is gone.
     res.once('close', () => this.stopHeartbeat());
   }

@@ -116,11 +116,19 @@ const MAX_COUNT = 2 ** 31 - 1;
 const isCount = (n: number | undefined): n is number => Number.isInteger(n) && n! >= 0 && n! <= MAX_COUNT;
 
 /** The engine's counts where it gave real ones; the tokenizer's for whatever it left out. */
-export async function completeUsage(reported: EngineUsage | undefined, messages: readonly ChatMessage[], completion: string | StreamedText): Promise<TokenUsage> {
+export async function completeUsage(
+  reported: EngineUsage | undefined,
+  messages: readonly ChatMessage[],
+  completion: string | StreamedText,
+): Promise<TokenUsage> {
   const prompt = reported?.promptTokens;
   const generated = reported?.completionTokens;
   return {
     promptTokens: isCount(prompt) ? prompt : await countPromptTokens(messages),
-    completionTokens: isCount(generated) ? generated : typeof completion === 'string' ? await countTextTokens(completion) : await completion.tokens(),
+    completionTokens: isCount(generated)
+      ? generated
+      : typeof completion === 'string'
+        ? await countTextTokens(completion)
+        : await completion.tokens(),
   };
 }

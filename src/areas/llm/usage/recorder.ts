@@ -117,7 +117,11 @@ export class UsageRecorder {
   refused = 0;
 
   /** `onError` hears of every failed write, as a sentence for the operator's log. */
-  constructor(private readonly db: Database, flushSeconds: number, private readonly onError: (error: Error) => void = () => {}) {
+  constructor(
+    private readonly db: Database,
+    flushSeconds: number,
+    private readonly onError: (error: Error) => void = () => {},
+  ) {
     this.timer = setInterval(() => void this.flush(), flushSeconds * 1000).unref();
   }
 
@@ -158,7 +162,8 @@ export class UsageRecorder {
     // Rows are stored in order, so what is stored is always the first `stored` rows.
     const progress = { stored: 0 };
     try {
-      for (let from = 0; from < batch.length; from += FLUSH_AT) await this.insert(batch, from, Math.min(from + FLUSH_AT, batch.length), progress);
+      for (let from = 0; from < batch.length; from += FLUSH_AT)
+        await this.insert(batch, from, Math.min(from + FLUSH_AT, batch.length), progress);
       this.failing = false;
     } catch (error) {
       const { stored } = progress;

@@ -14,7 +14,10 @@ export type Workspace = Static<typeof Workspace>;
 
 export const WorkspaceParams = Type.Object({ workspaceId: Type.String() });
 
-export const NewWorkspace = Type.Object({ name: Text(200), description: Type.Optional(Type.String({ maxLength: 2000, text: 'multiline' })) });
+export const NewWorkspace = Type.Object({
+  name: Text(200),
+  description: Type.Optional(Type.String({ maxLength: 2000, text: 'multiline' })),
+});
 export type NewWorkspace = Static<typeof NewWorkspace>;
 
 export const WorkspacePatch = Type.Object({
