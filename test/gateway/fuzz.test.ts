@@ -17,7 +17,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import net from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { seedTenant, seedUser, tokenFor, type SeededTenant, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOllama, startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
@@ -28,6 +27,7 @@ import { generateCases, type Fixture, type FuzzCase } from './fuzz/cases.js';
 import { send } from './fuzz/send.js';
 import { check, Failures } from './fuzz/checks.js';
 import { StallWatch } from './fuzz/stalls.js';
+import { closedLoopbackUrl } from '../helpers/closed-port.js';
 
 const CHAT_MODEL = 'fuzz-model';
 const CONCURRENCY = 8;
@@ -164,13 +164,4 @@ async function inParallel(cases: Iterator<FuzzCase>, concurrency: number, each: 
     for (let next = cases.next(); !next.done; next = cases.next()) await each(next.value);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-}
-
-/** http://127.0.0.1:<port> of a port that was just free: connections to it are refused at once. */
-async function closedLoopbackUrl(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
 }

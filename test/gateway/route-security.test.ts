@@ -7,7 +7,6 @@
 // another tenant's 404 for tenant A's ids, and no refusal for those it lets in.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { Writable } from 'node:stream';
 import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
@@ -17,6 +16,7 @@ import { setApiKeyStatus, deleteApiKey } from '../../src/areas/auth/api-keys/ser
 import { buildApp } from '../../src/gateway/app.js';
 import type { Principal } from '../../src/platform/identity.js';
 import type { RouteSummary } from '../../src/gateway/fastify-types.js';
+import { closedLoopbackUrl } from '../helpers/closed-port.js';
 
 describe('every protected route', () => {
   let gw: TestGateway;
@@ -168,12 +168,3 @@ describe('every route, as its declared access says', () => {
     }
   });
 });
-
-/** http://127.0.0.1:<port> of a port that was just free: connections to it are refused at once. */
-async function closedLoopbackUrl(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}`;
-}
