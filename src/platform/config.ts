@@ -38,6 +38,28 @@ export interface Config {
   };
   lastUsedFlushSeconds: number;
   llm: LlmConfig;
+  documents: DocumentsConfig;
+}
+
+/** Documents, ingestion and retrieval (the os area). */
+export interface DocumentsConfig {
+  /** The largest file one upload may carry; counted while it streams in (413 beyond it). */
+  uploadMaxBytes: number;
+  /** Files in one multipart upload. */
+  uploadMaxFiles: number;
+  /** Documents extracted and embedded at once (each extraction runs on its own worker thread). */
+  ingestConcurrency: number;
+  /** Tries per document before it is marked failed. */
+  ingestMaxAttempts: number;
+  /** One extraction (PDF, DOCX…) may take this long before its worker is stopped. */
+  extractTimeoutMs: number;
+  /** An extraction worker's heap ceiling. */
+  extractMaxMemoryMb: number;
+  /** What a DOCX (a zip) may expand to, in all. */
+  extractMaxExpandedBytes: number;
+  /** Chunk size and overlap, in tokens. */
+  chunkTokens: number;
+  chunkOverlapTokens: number;
 }
 
 /** A compute node named in GATEWAY_NODES: shared by every tenant, not editable through the API. */
@@ -174,6 +196,22 @@ export function loadConfig(env: Env = process.env): Config {
       pullMaxBytes: read.int('GATEWAY_PULL_MAX_BYTES', 64 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
       usageFlushSeconds: read.int('GATEWAY_USAGE_FLUSH_SECONDS', 2, 1, 3600),
     },
+    documents: readDocuments(read),
+  };
+}
+
+function readDocuments(read: Reader): DocumentsConfig {
+  const chunkTokens = read.int('GATEWAY_CHUNK_TOKENS', 350, 32, 8192);
+  return {
+    uploadMaxBytes: read.int('GATEWAY_UPLOAD_MAX_BYTES', 32 * 1024 ** 2, 1, 4 * 1024 ** 3),
+    uploadMaxFiles: read.int('GATEWAY_UPLOAD_MAX_FILES', 20, 1, 1000),
+    ingestConcurrency: read.int('GATEWAY_INGEST_CONCURRENCY', 2, 1, 64),
+    ingestMaxAttempts: read.int('GATEWAY_INGEST_MAX_ATTEMPTS', 3, 1, 100),
+    extractTimeoutMs: read.int('GATEWAY_EXTRACT_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
+    extractMaxMemoryMb: read.int('GATEWAY_EXTRACT_MAX_MEMORY_MB', 512, 32, 65536),
+    extractMaxExpandedBytes: read.int('GATEWAY_EXTRACT_MAX_EXPANDED_BYTES', 256 * 1024 ** 2, 1024, 16 * 1024 ** 3),
+    chunkTokens,
+    chunkOverlapTokens: read.int('GATEWAY_CHUNK_OVERLAP_TOKENS', 50, 0, Math.floor(chunkTokens / 2)),
   };
 }
 
