@@ -11,6 +11,7 @@ export const ID_PREFIXES = {
   workspace: 'ws',
   collection: 'col',
   document: 'doc',
+  chunk: 'chk',
   conversation: 'conv',
   thread: 'thread',
   message: 'msg',
