@@ -1,0 +1,103 @@
+// The ingestion queue is the documents table itself: a document waiting for work is
+// `queued` (or `processing` with a lease that ran out: its worker died), and a worker
+// claims it by taking a short lease that it keeps renewing while it works. A restart
+// (or a replica dying) therefore loses nothing: the lease runs out and the document
+// is claimed again. SKIP LOCKED lets several replicas claim side by side.
+import type { Queryable } from '../../../platform/db/database.js';
+import type { MediaType } from '../documents/media-types.js';
+
+export interface ClaimedDocument {
+  id: string;
+  tenant_id: string;
+  collection_id: string;
+  name: string;
+  media_type: MediaType;
+  attempts: number;
+}
+
+export type Stage = 'extracting' | 'embedding' | 'indexing';
+
+export const ingestionJobs = {
+  /** Claims the next due document, or undefined when there is none. */
+  async claim(q: Queryable, leaseSeconds: number): Promise<ClaimedDocument | undefined> {
+    const [row] = await q.query<ClaimedDocument>(
+      `UPDATE documents SET status = 'processing', stage = 'extracting', attempts = attempts + 1,
+              lease_until = now() + make_interval(secs => $1), updated_at = now()
+       WHERE id = (
+         SELECT id FROM documents
+         WHERE (status = 'queued' OR (status = 'processing' AND lease_until < now())) AND run_after <= now()
+         ORDER BY run_after, id
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED
+       )
+       RETURNING id, tenant_id, collection_id, name, media_type, attempts`,
+      [leaseSeconds],
+    );
+    return row;
+  },
+
+  /** Keeps the lease and shows the stage; false when the document is gone (deleted meanwhile). */
+  async renew(q: Queryable, id: string, attempt: number, leaseSeconds: number, stage?: Stage): Promise<boolean> {
+    const rows = await q.query(
+      `UPDATE documents SET lease_until = now() + make_interval(secs => $3), stage = COALESCE($4, stage), updated_at = now()
+       WHERE id = $1 AND attempts = $2 AND status = 'processing' RETURNING id`,
+      [id, attempt, leaseSeconds, stage ?? null],
+    );
+    return rows.length > 0;
+  },
+
+  async content(q: Queryable, id: string): Promise<Buffer | undefined> {
+    const [row] = await q.query<{ content: Buffer }>('SELECT content FROM document_contents WHERE document_id = $1', [id]);
+    return row?.content;
+  },
+
+  /**
+   * Locks the document for the final write, if this attempt still owns it: a document
+   * deleted, or claimed again by another worker after this one's lease ran out, is
+   * not written by this one.
+   */
+  async lockOwned(q: Queryable, id: string, attempt: number): Promise<boolean> {
+    const rows = await q.query(`SELECT id FROM documents WHERE id = $1 AND attempts = $2 AND status = 'processing' FOR UPDATE`, [
+      id,
+      attempt,
+    ]);
+    return rows.length > 0;
+  },
+
+  async markReady(q: Queryable, id: string, chunkCount: number): Promise<void> {
+    await q.query(
+      `UPDATE documents SET status = 'ready', stage = NULL, error = NULL, chunk_count = $2, lease_until = NULL, updated_at = now()
+       WHERE id = $1`,
+      [id, chunkCount],
+    );
+  },
+
+  /** Back to the queue after `delaySeconds`, the error kept visible meanwhile. */
+  async retryLater(q: Queryable, id: string, attempt: number, error: string, delaySeconds: number): Promise<void> {
+    await q.query(
+      `UPDATE documents SET status = 'queued', stage = NULL, error = $3, lease_until = NULL,
+              run_after = now() + make_interval(secs => $4), updated_at = now()
+       WHERE id = $1 AND attempts = $2 AND status = 'processing'`,
+      [id, attempt, error, delaySeconds],
+    );
+  },
+
+  async markFailed(q: Queryable, id: string, attempt: number, error: string): Promise<void> {
+    await q.query(
+      `UPDATE documents SET status = 'failed', stage = NULL, error = $3, lease_until = NULL, updated_at = now()
+       WHERE id = $1 AND attempts = $2 AND status = 'processing'`,
+      [id, attempt, error],
+    );
+  },
+
+  /** The collection's language and embedders, read when the document is processed. */
+  async collectionOf(q: Queryable, collectionId: string) {
+    const [row] = await q.query<{
+      language: string;
+      embedding_model: string | null;
+      embedding_dimensions: number | null;
+      pending_embedding_model: string | null;
+    }>('SELECT language, embedding_model, embedding_dimensions, pending_embedding_model FROM collections WHERE id = $1', [collectionId]);
+    return row;
+  },
+};

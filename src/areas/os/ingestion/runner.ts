@@ -1,0 +1,143 @@
+// The ingestion runner: a few workers (GATEWAY_INGEST_CONCURRENCY) that claim queued
+// documents and process them, then fill in vectors for collections changing embedder.
+// Uploads wake it at once; otherwise it looks every few seconds (retries that came
+// due, documents whose worker died). Nothing here runs on behalf of a request: a
+// slow PDF or a slow embedding node never holds an HTTP answer.
+import type { Database } from '../../../platform/db/database.js';
+import { AppError } from '../../../platform/errors.js';
+import { isDataRefusal } from '../../../platform/db/database.js';
+import type { DocumentsConfig } from '../../../platform/config.js';
+import { ingestionJobs, type ClaimedDocument, type Stage } from './jobs.js';
+import { DocumentGone, processDocument, type ProcessDeps } from './process-document.js';
+import { reembedStep } from './reembed.js';
+
+export type IngestionLog = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+export interface IngestionDeps extends ProcessDeps {
+  db: Database;
+  config: Pick<DocumentsConfig, 'ingestConcurrency' | 'ingestMaxAttempts'>;
+  log?: IngestionLog;
+}
+
+// A worker renews its lease this often; a lease not renewed for LEASE_SECONDS is taken as a dead worker's.
+const LEASE_SECONDS = 30;
+const RENEW_MS = 10_000;
+const IDLE_POLL_MS = 5_000;
+// Retries wait 5 s, 20 s, 80 s… so a node that is down for a minute does not fail a document.
+const retryDelaySeconds = (attempt: number) => 5 * 4 ** (attempt - 1);
+
+export class IngestionRunner {
+  private running = false;
+  private wakeUp: (() => void) | undefined;
+  private readonly workers: Promise<void>[] = [];
+
+  constructor(private readonly deps: IngestionDeps) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (let i = 0; i < this.deps.config.ingestConcurrency; i++) this.workers.push(this.work());
+  }
+
+  /** New work is there (an upload, an embedder change): idle workers look now. */
+  wake(): void {
+    const wake = this.wakeUp;
+    this.wakeUp = undefined;
+    wake?.();
+  }
+
+  /**
+   * Stops claiming and gives work in flight a moment to finish. What does not finish
+   * is not lost: its lease runs out and the next start (or another replica) resumes it.
+   */
+  async close(graceMs = 5000): Promise<void> {
+    this.running = false;
+    this.wake();
+    await Promise.race([Promise.allSettled(this.workers), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+  }
+
+  private async work(): Promise<void> {
+    while (this.running) {
+      let didWork = false;
+      try {
+        const doc = await ingestionJobs.claim(this.deps.db, LEASE_SECONDS);
+        if (doc) {
+          await this.run(doc);
+          didWork = true;
+        } else {
+          didWork = await reembedStep(this.deps);
+        }
+      } catch (error) {
+        // The database is away (shutting down, a restart): wait and look again.
+        if (this.running) this.deps.log?.('error', `ingestion: ${(error as Error).message}`);
+      }
+      if (!didWork && this.running) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        if (this.wakeUp === done) this.wakeUp = undefined;
+        resolve();
+      }, IDLE_POLL_MS);
+      timer.unref();
+      const previous = this.wakeUp;
+      const done = () => {
+        clearTimeout(timer);
+        previous?.();
+        resolve();
+      };
+      this.wakeUp = done;
+    });
+  }
+
+  private async run(doc: ClaimedDocument): Promise<void> {
+    const { db, log } = this.deps;
+    let gone = false;
+    const renew = async (stage?: Stage) => {
+      if (!(await ingestionJobs.renew(db, doc.id, doc.attempts, LEASE_SECONDS, stage))) gone = true;
+      if (gone) throw new DocumentGone();
+    };
+    const timer = setInterval(() => void renew().catch(() => {}), RENEW_MS);
+    timer.unref();
+    try {
+      const chunks = await processDocument(this.deps, doc, renew);
+      log?.('info', `ingestion: ${doc.id} ready, ${chunks} chunks`);
+    } catch (error) {
+      if (error instanceof DocumentGone || gone) return;
+      await this.failed(doc, error).catch((e: Error) => log?.('error', `ingestion: ${doc.id}: ${e.message}`));
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async failed(doc: ClaimedDocument, error: unknown): Promise<void> {
+    const message = (error as Error).message || String(error);
+    if (isPermanent(error)) {
+      await ingestionJobs.markFailed(this.deps.db, doc.id, doc.attempts, message);
+    } else if (doc.attempts >= this.deps.config.ingestMaxAttempts) {
+      await ingestionJobs.markFailed(this.deps.db, doc.id, doc.attempts, `Gave up after ${doc.attempts} attempts: ${message}`);
+    } else {
+      await ingestionJobs.retryLater(
+        this.deps.db,
+        doc.id,
+        doc.attempts,
+        `Attempt ${doc.attempts} failed, will retry: ${message}`,
+        retryDelaySeconds(doc.attempts),
+      );
+    }
+    this.deps.log?.('warn', `ingestion: ${doc.id} attempt ${doc.attempts}: ${message}`);
+  }
+}
+
+/**
+ * A failure the same document would meet again: the file itself (an extraction error
+ * marked permanent), a model the tenant cannot use, values the database refuses.
+ * A node that is down, a timeout or a crash is worth another try.
+ */
+function isPermanent(error: unknown): boolean {
+  if ((error as { permanent?: unknown })?.permanent === true) return true;
+  if (error instanceof AppError) return error.status < 500;
+  return isDataRefusal(error);
+}
