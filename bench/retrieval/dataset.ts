@@ -56,23 +56,27 @@ function occurrences(haystack: string, needle: string): number[] {
 }
 
 /**
- * The sentence or sentences around `needle` in `text` (both whitespace-normalised):
- * from the sentence end or line break before it to the one after it. A table row
- * (a line of a CSV file) is one sentence.
+ * The sentence or sentences around `needle` in `text`: from the end of the sentence
+ * before it to the end of the sentence it finishes in. Hard-wrapped prose runs on
+ * across single line breaks; a blank line, a list item, a heading or a table row
+ * starts anew, and in a table (`lineIsRow`) every line is one row.
  */
-export function sentencesAround(text: string, needle: string): string {
+export function sentencesAround(text: string, needle: string, lineIsRow = false): string {
   const at = text.indexOf(needle);
   if (at === -1) return '';
+  const lineBreak = lineIsRow ? /\n/g : /\n(?=[ \t]*\n|[ \t]*[-*+] |[ \t]*\d+\. |#|\|)/g;
+  const sentenceEnd = /[.!?]["')\]]?\s/g;
   const before = text.slice(0, at);
-  const start = Math.max(before.lastIndexOf('\n'), ...[...before.matchAll(/[.!?]["')\]]?\s/g)].map((m) => m.index! + m[0].length - 1));
+  const starts = [...before.matchAll(lineBreak), ...before.matchAll(sentenceEnd)].map((m) => m.index! + m[0].length);
+  const start = Math.max(0, ...starts);
   const after = text.slice(at + needle.length);
-  const ends = [after.indexOf('\n'), after.search(/[.!?]["')\]]?(\s|$)/)].filter((i) => i !== -1);
+  const ends = [...after.matchAll(lineBreak), ...after.matchAll(sentenceEnd)].map((m) => m.index!);
   const end = ends.length ? at + needle.length + Math.min(...ends) + 1 : text.length;
-  return text.slice(start + 1, end).trim();
+  return text.slice(start, end).trim();
 }
 
 /** Characters a chunker may rewrite (markup, CSV separators): an answer substring avoids them. */
-const MARKUP = /[*`|#[\]\n]/;
+const MARKUP = /[*_`|#[\]\n]/;
 
 export interface LintReport {
   errors: string[];
@@ -124,7 +128,7 @@ export function lint(questions: Question[], corpus: CorpusFile[]): LintReport {
         errors.push(`${where}: "${answer.contains}" occurs ${found} times in ${answer.document} (must be exactly once)`);
         continue;
       }
-      const sentence = sentencesAround(entry.file.text, answer.contains);
+      const sentence = sentencesAround(entry.file.text, answer.contains, answer.document.endsWith('.csv'));
       const shared = [...new Set(contentStems(sentence))].filter((s) => questionStems.has(s));
       if (q.kind === 'paraphrase' && shared.length)
         errors.push(`${where}: a paraphrase shares content words with its answer sentence: ${shared.join(', ')}`);
