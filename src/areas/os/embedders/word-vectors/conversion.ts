@@ -2,12 +2,14 @@
 // peaks near 200 MB of memory for ~10 s, none of which may land in the server's
 // process (its resident memory would keep the pages) or stall its event loop.
 import { spawn } from 'node:child_process';
+import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { ConversionResult } from './convert.js';
 
 /** The child's heap ceiling: the stream scan needs ~100 MB; a runaway source fails instead of swapping. */
 const CHILD_HEAP_MB = 256;
 const OUTPUT_LIMIT = 16 * 1024;
+const CHILD_NICENESS = 10;
 
 export interface RunningConversion {
   result: Promise<ConversionResult>;
@@ -22,6 +24,13 @@ export function convertInChildProcess(sourceFile: string, targetFile: string, ma
   const execArgv = [`--max-old-space-size=${CHILD_HEAP_MB}`, ...(fromSource ? ['--import', import.meta.resolve('tsx')] : [])];
   const args = [...execArgv, entry, sourceFile, targetFile, ...(maxWords ? [String(maxWords)] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Background work: on a small machine the server's threads should win the CPU (the
+  // conversion is CPU-bound for ~10 s and otherwise shows up as event-loop delay).
+  try {
+    if (child.pid) setPriority(child.pid, CHILD_NICENESS);
+  } catch {
+    // not permitted here (some containers): it only runs a little less politely
+  }
 
   let stdout = '';
   let stderr = '';

@@ -71,6 +71,12 @@ export class WordVectorEmbedder {
     return this.#preparation;
   }
 
+  /** While preparing: whether it is converting the package (once per data dir, ~10-20 s) or loading the file. */
+  get stage(): 'loading' | 'converting' | null {
+    if (this.#state !== 'preparing') return null;
+    return this.#conversion ? 'converting' : 'loading';
+  }
+
   /** The thread that embeds, while one runs (exposed so tests can watch it end or make it die). */
   get worker(): Worker | undefined {
     return this.#worker;
@@ -126,6 +132,8 @@ export class WordVectorEmbedder {
       this.#conversion = convertInChildProcess(this.options.sourceFile ?? defaultSourceFile(), this.binaryFile, this.options.maxWords);
       try {
         await this.#conversion.result;
+      } catch (error) {
+        throw this.#closed ? unavailable('it was closed') : error;
       } finally {
         this.#conversion = undefined;
       }
