@@ -47,7 +47,10 @@ function chunks(count: number): string[] {
     leave allows parents sixteen weeks of paid time after birth or adoption overtime is paid at one and a half times
     the hourly rate the board approves the budget every quarter fire drills are held twice a year`.split(/\s+/);
   let seed = 42;
-  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % words.length;
+  const next = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    return seed % words.length;
+  };
   return Array.from({ length: count }, () => Array.from({ length: 300 }, () => words[next()]).join(' '));
 }
 
