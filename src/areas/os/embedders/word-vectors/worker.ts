@@ -1,0 +1,70 @@
+// The embedder's worker thread: holds the word vectors (~23 MB) and does all the
+// tokenising and pooling, so a batch of chunks never occupies the request thread.
+//
+// Protocol (embedder.ts is the other side):
+//   → { type: 'load' }                     read and check the converted file
+//   ← { type: 'missing', reason }          absent, truncated, corrupt or an old version: convert, then 'load' again
+//   ← { type: 'loaded', words }            ready to embed
+//   → { type: 'embed', id, texts }
+//   ← { type: 'vectors', id, vectors }     one Float32Array, texts × dimensions, transferred
+//   ← { type: 'error', id?, message }
+import { readFile } from 'node:fs/promises';
+import { parentPort, workerData } from 'node:worker_threads';
+import { decodeTable, WordVectorFormatError } from './format.js';
+import { SifPooler } from './pooling.js';
+
+export interface WorkerOptions {
+  binaryFile: string;
+}
+
+export type ToWorker = { type: 'load' } | { type: 'embed'; id: number; texts: string[] };
+export type FromWorker =
+  | { type: 'missing'; reason: string }
+  | { type: 'loaded'; words: number }
+  | { type: 'vectors'; id: number; vectors: Float32Array }
+  | { type: 'error'; id?: number; message: string };
+
+const port = parentPort;
+if (!port) throw new Error('worker.ts runs as a worker thread');
+const { binaryFile } = workerData as WorkerOptions;
+let pooler: SifPooler | undefined;
+
+const reply = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'load') {
+    load().catch((error: Error) => reply({ type: 'error', message: error.message }));
+    return;
+  }
+  if (!pooler) {
+    reply({ type: 'error', id: message.id, message: 'The word vectors are not loaded' });
+    return;
+  }
+  try {
+    const dims = pooler.dimensions;
+    const vectors = new Float32Array(message.texts.length * dims);
+    for (let i = 0; i < message.texts.length; i++) pooler.embedInto(message.texts[i] as string, vectors.subarray(i * dims, (i + 1) * dims));
+    reply({ type: 'vectors', id: message.id, vectors }, [vectors.buffer as ArrayBuffer]);
+  } catch (error) {
+    reply({ type: 'error', id: message.id, message: (error as Error).message });
+  }
+});
+
+async function load(): Promise<void> {
+  let file: Buffer;
+  try {
+    file = await readFile(binaryFile);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    reply({ type: 'missing', reason: 'not converted yet' });
+    return;
+  }
+  try {
+    pooler = new SifPooler(decodeTable(file));
+  } catch (error) {
+    if (!(error instanceof WordVectorFormatError)) throw error;
+    reply({ type: 'missing', reason: error.message });
+    return;
+  }
+  reply({ type: 'loaded', words: pooler.vocabulary.size });
+}
