@@ -193,6 +193,12 @@ describe('os documents', () => {
     });
     assert.equal(json.body.name, 'x.md');
     assert.equal(json.body.mediaType, 'text/markdown');
+    // JSON carries text: a text that starts like a PDF is still text.
+    const pdfLike = await gw.request('POST', `/api/os/collections/${collectionId}/documents`, {
+      apiKey: keyA,
+      json: { name: 'fake.pdf', text: '%PDF-1.7 is how a PDF starts' },
+    });
+    assert.equal(pdfLike.body.mediaType, 'text/plain');
   });
 
   it('refuses unsupported and empty files with 415 and 400, storing nothing of the request', async () => {

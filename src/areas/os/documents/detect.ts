@@ -14,9 +14,10 @@ export const unsupportedMediaType = (name: string, why: string) =>
 /** How far into a text the markup and delimiter checks look. */
 const SNIFF_CHARS = 64 * 1024;
 
-export function detectMediaType(bytes: Buffer, name: string, declaredType?: string): MediaType {
-  if (startsWith(bytes, '%PDF-')) return MEDIA_TYPES.pdf;
-  if (startsWith(bytes, 'PK\x03\x04') || startsWith(bytes, 'PK\x05\x06')) {
+/** `textOnly`: the bytes are a JSON body's text, which can hold no PDF or DOCX. */
+export function detectMediaType(bytes: Buffer, name: string, declaredType?: string, options: { textOnly?: boolean } = {}): MediaType {
+  if (!options.textOnly && startsWith(bytes, '%PDF-')) return MEDIA_TYPES.pdf;
+  if (!options.textOnly && (startsWith(bytes, 'PK\x03\x04') || startsWith(bytes, 'PK\x05\x06'))) {
     if (zipEntryNames(bytes)?.includes('word/document.xml')) return MEDIA_TYPES.docx;
     throw unsupportedMediaType(name, 'is a zip archive but not a Word document (DOCX)');
   }

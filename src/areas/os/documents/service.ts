@@ -80,7 +80,13 @@ export async function uploadTarget(deps: DocumentDeps, principal: Principal, tar
 export function storeText(deps: DocumentDeps, principal: Principal, collection: CollectionRow, input: NewTextDocument): Promise<Stored> {
   const bytes = Buffer.from(input.text, 'utf8');
   if (bytes.length > deps.config.documents.uploadMaxBytes) throw fileTooLarge(deps.config.documents.uploadMaxBytes);
-  return storeDocuments(deps, principal, collection, [{ name: safeName(input.name), declaredType: undefined, bytes }], input.metadata);
+  return storeDocuments(
+    deps,
+    principal,
+    collection,
+    [{ name: safeName(input.name), declaredType: undefined, bytes, textOnly: true }],
+    input.metadata,
+  );
 }
 
 /**
@@ -102,7 +108,7 @@ export async function storeDocuments(
     return {
       name: file.name,
       bytes: file.bytes,
-      mediaType: detectMediaType(file.bytes, file.name, file.declaredType),
+      mediaType: detectMediaType(file.bytes, file.name, file.declaredType, { textOnly: file.textOnly === true }),
       sha256: createHash('sha256').update(file.bytes).digest('hex'),
     };
   });
@@ -195,7 +201,10 @@ export async function deleteDocument(deps: DocumentDeps, principal: Principal, i
   requireTenantEditor(principal, 'documents');
   if (!isId('document', id)) throw notFound('Document');
   await deps.db.tx(async (q: Queryable) => {
-    const row = await documentRepository.get(q, principal.tenantId, id, { lock: true });
+    const found = await documentRepository.get(q, principal.tenantId, id);
+    // The collection first, then the document: the order uploads take them in, so the two never deadlock.
+    if (found) await findCollection(q, principal.tenantId, found.collection_id, { lock: true });
+    const row = found && (await documentRepository.get(q, principal.tenantId, id, { lock: true }));
     if (!row) throw notFound('Document');
     await removeDocumentChunks(q, principal.tenantId, row.collection_id, row.id);
     await documentRepository.delete(q, principal.tenantId, row.id);

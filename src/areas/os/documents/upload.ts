@@ -14,6 +14,8 @@ export interface UploadedFile {
   /** The part's Content-Type; a hint for text formats only (detect.ts). */
   declaredType: string | undefined;
   bytes: Buffer;
+  /** Sent as JSON text: only a text format, whatever its first bytes look like. */
+  textOnly?: boolean;
 }
 
 export interface Upload {
