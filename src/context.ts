@@ -1,6 +1,7 @@
 // The composition root: everything a running gateway holds, built once at start
 // and handed to the routes. Tests build the same thing on a copied database.
 import { readFileSync } from 'node:fs';
+import { validation } from './platform/errors.js';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
@@ -37,6 +38,10 @@ export interface AppContext {
   llm: LlmServices;
   /** What the tenant record carries of other areas: the llm area's settings (src/areas/llm/settings/). */
   tenantSettings: TenantSettingsFields;
+  /** The document ingestion runner: told when uploads have queued documents. */
+  ingestion: { wake(): void };
+  /** Whether a tenant can embed with `model` (a collection's embeddingModel); throws an AppError 400 if not. */
+  checkEmbeddingModel(tenantId: string, model: string): Promise<{ dimensions: number | null }>;
   close(): Promise<void>;
 }
 
@@ -72,6 +77,12 @@ export async function createContext(
       auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
       llm,
       tenantSettings: tenantLlmSettings,
+      // Placeholders until the ingestion runner and the llm area's embedders are wired:
+      // uploads stay queued, and only the built-in embedder (no check needed) exists.
+      ingestion: { wake() {} },
+      async checkEmbeddingModel(_tenantId, model) {
+        throw validation('embeddingModel', `no compute node serves an embedding model named ${JSON.stringify(model)}`);
+      },
       async close() {
         // Engines first (their in-flight work ends), then the usage they recorded is flushed, then the database goes.
         await llm.close();

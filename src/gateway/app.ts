@@ -24,6 +24,8 @@ import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
+import { collectionRoutes } from '../areas/os/collections/routes.js';
+import { documentRoutes } from '../areas/os/documents/routes.js';
 import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
@@ -182,6 +184,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
+    await areas.register(collectionRoutes, { prefix: '/api/os', deps: ctx });
+    await areas.register(documentRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;

@@ -27,3 +27,12 @@ export function requirePlatformAdmin(principal: Principal): Principal {
   if (!isPlatformAdmin(principal)) throw new AppError('FORBIDDEN', 'This action needs the platform admin role.');
   return principal;
 }
+
+/**
+ * Changing a tenant's content (workspaces, collections, documents): a tenant admin,
+ * or an integration's API key. Members read only. `what` names the content in the 403.
+ */
+export function requireTenantEditor(principal: Principal, what: string): Principal {
+  if (principal.kind === 'apiKey' || isTenantAdmin(principal)) return principal;
+  throw forbidden(`Changing ${what} needs the tenant admin role or an API key.`);
+}

@@ -98,6 +98,16 @@ export class TenantARecords {
         return (await createApiKey(this.gw, this.world.a.tenantId, label)).id;
       case 'workspaceId':
         return this.created('/api/os/workspaces', { apiKey: this.world.a.key.key, json: { name: label } });
+      case 'collectionId':
+        return this.created(`/api/os/workspaces/${await this.value('workspaceId', true, route)}/collections`, {
+          apiKey: this.world.a.key.key,
+          json: { name: label },
+        });
+      case 'documentId':
+        return this.created(`/api/os/collections/${await this.value('collectionId', true, route)}/documents`, {
+          apiKey: this.world.a.key.key,
+          json: { name: `${label}.txt`, text: label },
+        });
       case 'nodeId':
         return this.created('/api/llm/v1/nodes', {
           token: this.world.platform.admin.token,
@@ -113,7 +123,9 @@ export class TenantARecords {
 
   private async created(path: string, options: Parameters<TestGateway['request']>[2]): Promise<string> {
     const response = await this.gw.request('POST', path, options);
-    if (response.status !== 201) throw new Error(`could not create a record at ${path}: ${response.status} ${response.text}`);
+    // 202: a document, stored and queued for ingestion.
+    if (response.status !== 201 && response.status !== 202)
+      throw new Error(`could not create a record at ${path}: ${response.status} ${response.text}`);
     return response.body.id;
   }
 }

@@ -64,8 +64,18 @@ describe('fuzz: generated hostile requests on every route', () => {
       token: adminJwt,
       json: { name: 'fuzz target', engine: 'openai', url: closedUrl },
     });
+    const collection = await gw.request('POST', `/api/os/workspaces/${workspace.body.id}/collections`, {
+      apiKey,
+      json: { name: 'fuzz target' },
+    });
+    const document = await gw.request('POST', `/api/os/collections/${collection.body.id}/documents`, {
+      apiKey,
+      json: { name: 'fuzz.txt', text: 'fuzz target' },
+    });
     assert.equal(workspace.status, 201, workspace.text);
     assert.equal(node.status, 201, node.text);
+    assert.equal(collection.status, 201, collection.text);
+    assert.equal(document.status, 202, document.text);
     fx = {
       tenantA: admin.tenantId,
       tenantB: throwaway.tenantId,
@@ -75,6 +85,8 @@ describe('fuzz: generated hostile requests on every route', () => {
         userId: (await seedUser(gw, throwaway.tenantId)).id,
         keyId: (await createApiKey(gw, throwaway.tenantId, 'throwaway')).id,
         workspaceId: workspace.body.id,
+        collectionId: collection.body.id,
+        documentId: document.body.id,
         nodeId: node.body.id,
       },
       closedUrl,

@@ -20,8 +20,8 @@ export interface Fixture {
   tenantB: string;
   apiKey: string;
   adminJwt: string;
-  /** Throwaway user and key of tenant B, workspace of tenant A, API-created node. */
-  ids: { userId: string; keyId: string; workspaceId: string; nodeId: string };
+  /** Throwaway user and key of tenant B; workspace, collection and document of tenant A; API-created node. */
+  ids: { userId: string; keyId: string; workspaceId: string; collectionId: string; documentId: string; nodeId: string };
   /** A loopback address nobody listens on: pulls and node health checks fail at once, nothing leaves the machine. */
   closedUrl: string;
   /** A model the fake engine serves. */
@@ -230,6 +230,10 @@ function fillParams(route: RouteSummary, fx: Fixture, rng: Rng, engine: string, 
         return fx.ids.keyId;
       case 'workspaceId':
         return fx.ids.workspaceId;
+      case 'collectionId':
+        return fx.ids.collectionId;
+      case 'documentId':
+        return fx.ids.documentId;
       case 'nodeId':
         return fx.ids.nodeId;
       case 'engine':

@@ -4,11 +4,14 @@ import type { Database } from '../../../platform/db/database.js';
 import { notFound, forbidden } from '../../../platform/errors.js';
 import { newId, isId } from '../../../platform/ids.js';
 import { isTenantAdmin, type Principal } from '../../../platform/identity.js';
+import { createDefaultCollection } from '../collections/service.js';
 import { workspaceRepository, type WorkspaceRow } from './repository.js';
 import type { NewWorkspace, Workspace, WorkspacePatch } from './schemas.js';
 
 export interface WorkspaceDeps {
   db: Database;
+  /** Whether pgvector is installed: a new workspace's default collection then gets the built-in embedder. */
+  vector: boolean;
 }
 
 export const toWorkspace = (row: WorkspaceRow): Workspace => ({
@@ -37,11 +40,16 @@ export async function getWorkspace(deps: WorkspaceDeps, principal: Principal, id
 
 export async function createWorkspace(deps: WorkspaceDeps, principal: Principal, input: NewWorkspace): Promise<Workspace> {
   requireEditor(principal);
-  const row = await workspaceRepository.insert(deps.db, {
-    id: newId('workspace'),
-    tenant_id: principal.tenantId,
-    name: input.name,
-    description: input.description ?? null,
+  // One transaction: no workspace is ever seen without its default collection.
+  const row = await deps.db.tx(async (q) => {
+    const workspace = await workspaceRepository.insert(q, {
+      id: newId('workspace'),
+      tenant_id: principal.tenantId,
+      name: input.name,
+      description: input.description ?? null,
+    });
+    await createDefaultCollection(q, deps, principal.tenantId, workspace.id);
+    return workspace;
   });
   return toWorkspace(row);
 }

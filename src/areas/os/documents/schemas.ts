@@ -1,0 +1,83 @@
+// The document and chunk records and the request shapes of the document routes;
+// the TypeScript types are derived from them, so the two can never disagree.
+import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Text, Timestamp } from '../../schemas.js';
+import { MEDIA_TYPES } from './media-types.js';
+
+/** What a document's metadata may weigh, as JSON. */
+export const METADATA_MAX_BYTES = 16 * 1024;
+/** A document's name: the uploaded file's, without any path. */
+export const NAME_MAX_LENGTH = 255;
+
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: `A JSON object of at most ${METADATA_MAX_BYTES / 1024} KB, kept with the document.`,
+});
+
+export const DocumentStatus = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('processing'),
+  Type.Literal('ready'),
+  Type.Literal('failed'),
+]);
+
+export const Document = Type.Object({
+  id: Type.String(),
+  collectionId: Type.String(),
+  workspaceId: Type.String(),
+  name: Type.String(),
+  mediaType: Type.Union([
+    Type.Literal(MEDIA_TYPES.text),
+    Type.Literal(MEDIA_TYPES.markdown),
+    Type.Literal(MEDIA_TYPES.html),
+    Type.Literal(MEDIA_TYPES.pdf),
+    Type.Literal(MEDIA_TYPES.docx),
+    Type.Literal(MEDIA_TYPES.csv),
+    Type.Literal(MEDIA_TYPES.json),
+  ]),
+  bytes: Type.Integer(),
+  sha256: Type.String(),
+  status: DocumentStatus,
+  /** Where processing is (extracting, chunking, embedding…); null before it starts and once it is done. */
+  stage: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  chunkCount: Type.Integer(),
+  metadata: Metadata,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Document = Static<typeof Document>;
+
+export const Chunk = Type.Object({
+  id: Type.String(),
+  chunkIndex: Type.Integer(),
+  content: Type.String(),
+  title: Type.String(),
+  headingPath: Type.Array(Type.String()),
+  page: Type.Union([Type.Integer(), Type.Null()]),
+  tokenCount: Type.Integer(),
+});
+export type Chunk = Static<typeof Chunk>;
+
+export const DocumentPage = Type.Object({ data: Type.Array(Document), next: Type.Union([Type.String(), Type.Null()]) });
+export const ChunkPage = Type.Object({ data: Type.Array(Chunk), next: Type.Union([Type.String(), Type.Null()]) });
+export const DocumentList = Type.Object({ data: Type.Array(Document) });
+
+export const CollectionDocumentsParams = Type.Object({ collectionId: Type.String() });
+export const WorkspaceDocumentsParams = Type.Object({ workspaceId: Type.String() });
+export const DocumentParams = Type.Object({ documentId: Type.String() });
+
+/** `?limit=1..200&after=<cursor>`: strings on the wire (no coercion), checked by the service. */
+export const PageQuery = Type.Object({
+  limit: Type.Optional(Type.String({ maxLength: 10 })),
+  after: Type.Optional(Type.String({ maxLength: 64 })),
+});
+export type PageQuery = Static<typeof PageQuery>;
+
+/** A document sent as JSON text rather than as a file. */
+export const NewTextDocument = Type.Object({
+  name: Text(NAME_MAX_LENGTH),
+  // Anything but NUL (the text rules refuse it): documents hold form feeds, tabs, odd characters.
+  text: Type.String({ minLength: 1, text: 'verbatim' }),
+  metadata: Type.Optional(Metadata),
+});
+export type NewTextDocument = Static<typeof NewTextDocument>;
