@@ -1,8 +1,9 @@
 // Sample documents for ingestion tests, built here in code (nothing downloaded):
 // a real PDF (pdf-lib), a real DOCX (jszip: the OOXML parts Word writes), and small
 // HTML, Markdown, CSV, JSON and text files, plus hostile ones (a zip bomb, a broken PDF).
+import { deflateSync } from 'node:zlib';
 import JSZip from 'jszip';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { PDFDocument, PDFName, StandardFonts } from 'pdf-lib';
 
 // ---------------------------------------------------------------- PDF
 
@@ -68,6 +69,22 @@ export function longPdf(pageCount: number): Promise<Buffer> {
     prose(p * 10 + 7, 5),
   ]);
   return samplePdf(pages);
+}
+
+/**
+ * A valid one-page PDF whose page content is one Flate stream that inflates to
+ * `expandedBytes` (a line of text, then spaces): a decompression bomb a few hundred KB small.
+ */
+export async function flateBombPdf(expandedBytes = 300 * 1024 ** 2): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595, 842]);
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  page.drawText('Hello', { x: 50, y: 790, size: 11, font }); // gives the page its font resource
+  const content = Buffer.alloc(expandedBytes, 0x20);
+  content.write('BT /F1 11 Tf 50 700 Td (Hello bomb) Tj ET\n');
+  const stream = doc.context.stream(deflateSync(content, { level: 9 }), { Filter: 'FlateDecode' });
+  page.node.set(PDFName.of('Contents'), doc.context.register(stream));
+  return Buffer.from(await doc.save({ useObjectStreams: false }));
 }
 
 /** Bytes that start like a PDF and are not one. */

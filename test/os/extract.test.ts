@@ -2,6 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { MEDIA_TYPES, type MediaType } from '../../src/areas/os/documents/media-types.js';
 import { ExtractionError, extractDocument, startExtraction, type ExtractorOptions } from '../../src/areas/os/ingestion/extractor.js';
+import { extractCsv, parseCsv } from '../../src/areas/os/ingestion/extract/csv.js';
+import { extractHtml } from '../../src/areas/os/ingestion/extract/html.js';
+import { extractMarkdown } from '../../src/areas/os/ingestion/extract/markdown.js';
 import * as samples from '../helpers/documents.js';
 
 const options: ExtractorOptions = {
@@ -198,6 +201,14 @@ describe('document extraction (in a worker thread)', () => {
     assert.equal(fine.chunks[0]!.content, 'Nothing to see here.');
   });
 
+  it('refuses a PDF whose compressed streams inflate beyond the limit, before pdfjs holds them', async () => {
+    const bomb = await samples.flateBombPdf(64 * 1024 ** 2);
+    assert.ok(bomb.length < 200 * 1024, `${bomb.length} bytes on disk`);
+    await rejectsWith(extract(bomb, MEDIA_TYPES.pdf, 'bomb.pdf'), 'too_large');
+    const fine = await extract(await samples.flateBombPdf(1024 ** 2), MEDIA_TYPES.pdf, 'padded.pdf');
+    assert.match(text(fine), /Hello bomb/, 'the same shape within the limit is read');
+  });
+
   it('stops a worker that runs past the deadline (timeout) or out of heap (out_of_memory)', async () => {
     const pdf = await samples.longPdf(20);
     const { worker, result } = startExtraction(pdf, MEDIA_TYPES.pdf, 'long.pdf', { ...options, timeoutMs: 1 });
@@ -231,5 +242,42 @@ describe('document extraction (in a worker thread)', () => {
     t.diagnostic(`Markdown (${markdownBytes} bytes): ${markdownMs.toFixed(0)} ms, ${fromMarkdown.chunks.length} chunks`);
     // Generous: a shared 2-core machine, and the worker's start (tsx from source) is included.
     assert.ok(pdfMs < 30_000 && markdownMs < 30_000);
+  });
+});
+
+describe('extractors (in process, the worker aside)', () => {
+  it('Markdown: setext headings, front matter, nested items, a "---" that is no table', () => {
+    const { title, blocks } = extractMarkdown(
+      '---\ntitle: "Ops Guide"\nauthor: x\n---\nIntro | with a pipe\n---\n\n1. First\n   1. Nested [link](http://x)\n\nPlain **bold** `code`.\n\nSecond\n======\n',
+    );
+    assert.equal(title, 'Ops Guide');
+    assert.deepEqual(blocks, [
+      { kind: 'heading', level: 2, text: 'Intro | with a pipe', page: null },
+      { kind: 'item', text: 'First', marker: '1.', depth: 0, page: null },
+      { kind: 'item', text: 'Nested link', marker: '1.', depth: 1, page: null },
+      { kind: 'paragraph', text: 'Plain bold code.', page: null },
+      { kind: 'heading', level: 1, text: 'Second', page: null },
+    ]);
+  });
+
+  it('HTML: a table without <thead> takes its first row as header; nested tables and captions read as text', () => {
+    const { title, blocks } = extractHtml(
+      '<h1>Rates</h1><table><caption>Hourly rates</caption><tr><td>Role</td><td>Rate</td></tr><tr><td>Engineer <table><tr><td>senior</td></tr></table></td><td>120</td></tr></table><p>After<br>break</p>',
+    );
+    assert.equal(title, 'Rates');
+    assert.deepEqual(blocks.slice(1), [
+      { kind: 'paragraph', text: 'Hourly rates', page: null },
+      { kind: 'table', header: [['Role', 'Rate']], rows: [['Engineer senior', '120']], page: null },
+      { kind: 'paragraph', text: 'After\nbreak', page: null },
+    ]);
+  });
+
+  it('CSV: quoted separators, quotes and line breaks; the separator sniffed', () => {
+    assert.deepEqual(parseCsv('a,"b,c","say ""hi""","two\nlines"\r\n1,2,3,4'), [
+      ['a', 'b,c', 'say "hi"', 'two\nlines'],
+      ['1', '2', '3', '4'],
+    ]);
+    const { blocks } = extractCsv('name;price\nTea;2,50\n');
+    assert.deepEqual(blocks, [{ kind: 'table', header: [['name', 'price']], rows: [['Tea', '2,50']], page: null }]);
   });
 });

@@ -94,6 +94,7 @@ export function chunkBlocks(title: string, blocks: Block[], options: ChunkingOpt
   };
 
   for (const block of blocks) {
+    if (block.kind !== 'table' && block.text.trim() === '') continue;
     switch (block.kind) {
       case 'heading': {
         flush(false);

@@ -21,7 +21,7 @@ export async function extractBlocks(bytes: Uint8Array, mediaType: MediaType, lim
 function byType(bytes: Uint8Array, mediaType: MediaType, limits: { maxExpandedBytes: number }): Extraction | Promise<Extraction> {
   switch (mediaType) {
     case MEDIA_TYPES.pdf:
-      return extractPdf(bytes);
+      return extractPdf(bytes, limits.maxExpandedBytes);
     case MEDIA_TYPES.docx:
       return extractDocx(bytes, limits.maxExpandedBytes);
     case MEDIA_TYPES.html:

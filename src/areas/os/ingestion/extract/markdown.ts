@@ -73,7 +73,9 @@ export function extractMarkdown(text: string): Extraction {
       flush();
       continue;
     }
-    if (line.includes('|') && TABLE_SEPARATOR.test(lines[i + 1] ?? '') && (lines[i + 1] ?? '').includes('-')) {
+    // A pipe table: a row, then a separator row with pipes ("---" alone underlines a heading).
+    const next = lines[i + 1] ?? '';
+    if (line.includes('|') && next.includes('|') && next.includes('-') && TABLE_SEPARATOR.test(next)) {
       flush();
       const rows: string[][] = [];
       for (i += 2; i < lines.length && lines[i]!.includes('|') && lines[i]!.trim() !== ''; i++) rows.push(cells(lines[i]!));

@@ -3,6 +3,7 @@
 // from type noticeably larger than the body text. Every block keeps its page number.
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { checkPdfExpansion } from './pdf-guard.js';
 import type { Block, Extraction } from './types.js';
 import { ExtractionError, emptyDocument } from './types.js';
 
@@ -19,7 +20,8 @@ interface Line {
 const PAGE_NUMBER = /^[\s\-–]*(page\s*)?\d+(\s*(of|\/)\s*\d+)?[\s\-–]*$/i;
 const BULLET = /^([•◦▪▫‣⁃∙·\-–*]|\d{1,3}[.)]|[a-z][.)])\s+/;
 
-export async function extractPdf(bytes: Uint8Array): Promise<Extraction> {
+export async function extractPdf(bytes: Uint8Array, maxExpandedBytes: number): Promise<Extraction> {
+  await checkPdfExpansion(bytes, maxExpandedBytes);
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   // pdfjs in Node reads its CMaps (CJK encodings) and standard fonts from these folders by path.
   const root = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
