@@ -2,8 +2,9 @@
 // so two processes never open the same PGlite files (that would corrupt them).
 import { mkdirSync, openSync, readFileSync, rmSync, writeFileSync, closeSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { ConfigError } from '../config.js';
+import { startWorker } from '../worker-thread.js';
 
 export interface EmbeddedDatabase {
   /** Directory holding the `.s.PGSQL.5432` socket, as `pg` expects for `host`. */
@@ -40,7 +41,9 @@ export async function startEmbeddedDatabase(dataDir: string, onCrash?: (error: E
   acquireLock(paths.lock);
   rmSync(paths.socket, { force: true });
 
-  const worker = spawnWorker({ dataDir: paths.pgdata, socketPath: paths.socket });
+  const worker = startWorker(new URL('./embedded-worker.js', import.meta.url), {
+    workerData: { dataDir: paths.pgdata, socketPath: paths.socket },
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       worker.once('message', () => resolve());
@@ -72,15 +75,6 @@ export async function startEmbeddedDatabase(dataDir: string, onCrash?: (error: E
       releaseLock(paths.lock);
     },
   };
-}
-
-// Running from source (tests, `npm run dev`), the worker registers the TypeScript loader first.
-function spawnWorker(workerData: { dataDir: string; socketPath: string }): Worker {
-  if (!import.meta.url.endsWith('.ts')) return new Worker(new URL('./embedded-worker.js', import.meta.url), { workerData });
-  const entry = new URL('./embedded-worker.ts', import.meta.url).href;
-  const loader = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(loader)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`;
-  return new Worker(bootstrap, { eval: true, workerData });
 }
 
 /** The pid holding the data dir, or undefined when it is free (a stale lock counts as free). */
