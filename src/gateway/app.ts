@@ -24,6 +24,8 @@ import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
+import { retrievalRoutes } from '../areas/os/retrieval/routes.js';
+import { noQueryEmbedder } from '../areas/os/retrieval/search.js';
 import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
@@ -182,6 +184,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
+    // Until query embedders are wired into the context, search is lexical (and says so).
+    await areas.register(retrievalRoutes, { prefix: '/api/os', deps: { db: ctx.db, vector: ctx.vector, embedQuery: noQueryEmbedder } });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;
