@@ -26,6 +26,8 @@ import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { collectionRoutes } from '../areas/os/collections/routes.js';
 import { documentRoutes } from '../areas/os/documents/routes.js';
+import { retrievalRoutes } from '../areas/os/retrieval/routes.js';
+import { noQueryEmbedder } from '../areas/os/retrieval/search.js';
 import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
@@ -186,6 +188,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(collectionRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(documentRoutes, { prefix: '/api/os', deps: ctx });
+    await areas.register(retrievalRoutes, { prefix: '/api/os', deps: { db: ctx.db, vector: ctx.vector, embedQuery: noQueryEmbedder } });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;

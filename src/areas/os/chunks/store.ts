@@ -43,6 +43,7 @@ export async function replaceDocumentChunks(
 ): Promise<string[]> {
   await removeDocumentChunks(q, doc.tenantId, doc.collectionId, doc.documentId);
   if (chunks.length === 0) return [];
+  await lockCollectionStatistics(q, doc.tenantId, doc.collectionId);
   const ids = chunks.map(() => newId('chunk'));
   // Title and heading path rank (weight A) above the text (D) and are in every chunk's vector too.
   await q.query(
@@ -70,16 +71,16 @@ export async function replaceDocumentChunks(
   );
   await q.query(
     `INSERT INTO collection_terms (collection_id, term, df)
-     SELECT $1, t.lexeme, count(*) FROM chunks c, unnest(c.tsv) t WHERE c.document_id = $2 GROUP BY t.lexeme
+     SELECT $1, t.lexeme, count(*) FROM chunks c, unnest(c.tsv) t WHERE c.tenant_id = $3 AND c.document_id = $2 GROUP BY t.lexeme
      ON CONFLICT (collection_id, term) DO UPDATE SET df = collection_terms.df + excluded.df`,
-    [doc.collectionId, doc.documentId],
+    [doc.collectionId, doc.documentId, doc.tenantId],
   );
   await q.query(
     `UPDATE collections SET
        chunk_count = chunk_count + s.n, total_length = total_length + s.len, updated_at = now()
-     FROM (SELECT count(*) AS n, COALESCE(sum(length), 0) AS len FROM chunks WHERE document_id = $2) s
-     WHERE id = $1`,
-    [doc.collectionId, doc.documentId],
+     FROM (SELECT count(*) AS n, COALESCE(sum(length), 0) AS len FROM chunks WHERE tenant_id = $3 AND document_id = $2) s
+     WHERE id = $1 AND tenant_id = $3`,
+    [doc.collectionId, doc.documentId, doc.tenantId],
   );
   if (vectors) await insertVectors(q, doc.collectionId, ids, vectors);
   return ids;
@@ -89,6 +90,9 @@ export async function replaceDocumentChunks(
 export async function insertVectors(q: Queryable, collectionId: string, chunkIds: string[], vectors: ChunkVectors): Promise<void> {
   if (chunkIds.length !== vectors.vectors.length) throw new Error(`${chunkIds.length} chunks but ${vectors.vectors.length} vectors`);
   if (chunkIds.length === 0) return;
+  // A vector of another size would be refused by the dimension's index (a cast to vector(N)) or, without one, never found.
+  const wrong = vectors.vectors.findIndex((v) => v.length !== vectors.dimensions);
+  if (wrong >= 0) throw new Error(`vector ${wrong} has ${vectors.vectors[wrong]!.length} dimensions, not ${vectors.dimensions}`);
   await q.query(
     `INSERT INTO chunk_vectors (chunk_id, collection_id, embedder, dimensions, embedding)
      SELECT u.id, $1, $2, $3, u.v::vector FROM unnest($4::text[], $5::text[]) AS u(id, v)
@@ -104,17 +108,31 @@ export async function removeDocumentChunks(q: Queryable, tenantId: string, colle
     [tenantId, documentId],
   );
   if (!counts || counts.n === 0) return;
+  await lockCollectionStatistics(q, tenantId, collectionId);
+  // Only the document's own lexemes are touched: terms that reach zero go, the rest count one chunk less.
+  const lexemes = `SELECT t.lexeme, count(*)::int AS n FROM chunks c, unnest(c.tsv) t WHERE c.tenant_id = $3 AND c.document_id = $2 GROUP BY t.lexeme`;
   await q.query(
-    `UPDATE collection_terms ct SET df = ct.df - d.n
-     FROM (SELECT t.lexeme, count(*) AS n FROM chunks c, unnest(c.tsv) t WHERE c.document_id = $2 GROUP BY t.lexeme) d
-     WHERE ct.collection_id = $1 AND ct.term = d.lexeme`,
-    [collectionId, documentId],
+    `DELETE FROM collection_terms ct USING (${lexemes}) d WHERE ct.collection_id = $1 AND ct.term = d.lexeme AND ct.df <= d.n`,
+    [collectionId, documentId, tenantId],
   );
-  await q.query('DELETE FROM collection_terms WHERE collection_id = $1 AND df <= 0', [collectionId]);
+  await q.query(`UPDATE collection_terms ct SET df = ct.df - d.n FROM (${lexemes}) d WHERE ct.collection_id = $1 AND ct.term = d.lexeme`, [
+    collectionId,
+    documentId,
+    tenantId,
+  ]);
   await q.query('DELETE FROM chunks WHERE tenant_id = $1 AND document_id = $2', [tenantId, documentId]);
   await q.query(
     `UPDATE collections SET chunk_count = GREATEST(chunk_count - $2, 0), total_length = GREATEST(total_length - $3, 0), updated_at = now()
-     WHERE id = $1`,
-    [collectionId, counts.n, counts.len],
+     WHERE id = $1 AND tenant_id = $4`,
+    [collectionId, counts.n, counts.len, tenantId],
   );
+}
+
+/**
+ * Writers of one collection's statistics take its row first: two documents ingested
+ * at once would otherwise update the same collection_terms rows in different orders
+ * and deadlock each other (on PostgreSQL; the embedded database has one connection).
+ */
+async function lockCollectionStatistics(q: Queryable, tenantId: string, collectionId: string): Promise<void> {
+  await q.query('SELECT 1 FROM collections WHERE tenant_id = $1 AND id = $2 FOR UPDATE', [tenantId, collectionId]);
 }

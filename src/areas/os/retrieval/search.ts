@@ -1,0 +1,197 @@
+// Retrieval: the passages of the tenant's documents that answer a query, for grounding
+// (the llm area gets `retrieve` from the composition root) and POST /api/os/search.
+// Hybrid by default: BM25 over the full-text index and cosine kNN over the vectors of
+// each collection's embedder, fused by reciprocal rank, then kept only where a leg has
+// absolute evidence (fusion.ts).
+import type { Database } from '../../../platform/db/database.js';
+import { fuse, vectorFloorFor, type FusedHit, type ScoredVectorHit } from './fusion.js';
+import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexical.js';
+import { retrievalRepository, type SnippetRow } from './repository.js';
+import type { Mode, RagScope, Snippet } from './schemas.js';
+import { resolveScopes, type SearchCollection, type SearchScope } from './scopes.js';
+import { VECTOR_CANDIDATES, vectorCandidates } from './vector.js';
+
+export interface RetrievalDeps {
+  db: Database;
+  /** Whether pgvector is there; without it retrieval is lexical only, and says so. */
+  vector: boolean;
+  embedQuery: QueryEmbedder;
+}
+
+/** Embeds a query with a collection's embedder; throws EmbedderUnavailableError when it cannot (node down, model unknown, built-in still preparing). */
+export type QueryEmbedder = (tenantId: string, embedder: string, text: string) => Promise<ArrayLike<number>>;
+
+export class EmbedderUnavailableError extends Error {}
+
+export interface RetrievalRequest {
+  query: string;
+  workspaceIds?: string[];
+  collectionIds?: string[];
+  ragScopes?: RagScope[];
+  topK?: number;
+  mode?: Mode;
+}
+
+/**
+ * - `active`: snippets were found.
+ * - `indexing`: none, and documents of the scope are still queued or processing.
+ * - `no_documents`: none, and the scope has no searchable chunk at all.
+ * - `embedder_unavailable`: none lexically, and the embedder could not embed the query.
+ * - `no_matches`: none passed the relevance threshold.
+ */
+export type RagStatus = 'active' | 'no_documents' | 'no_matches' | 'indexing' | 'embedder_unavailable';
+
+export interface RetrievalResult {
+  snippets: Snippet[];
+  status: RagStatus;
+  /** What actually ran: `lexical` when no query vector could be had (no pgvector, no embedder, embedder down). */
+  retrieval: { mode: Mode; embedder: string | null };
+}
+
+/** A query embedder for where none is wired: every collection with an embedder searches lexically. */
+export const noQueryEmbedder: QueryEmbedder = async () => {
+  throw new EmbedderUnavailableError('No query embedder is configured.');
+};
+
+export async function retrieve(deps: RetrievalDeps, tenantId: string, request: RetrievalRequest): Promise<RetrievalResult> {
+  const scopes = await resolveScopes(deps.db, tenantId, request);
+  const requested = request.mode ?? 'hybrid';
+  const queryVectors = requested === 'lexical' || !deps.vector ? new Map() : await embedQuery(deps, tenantId, scopes, request.query);
+  const embedders = [...queryVectors.entries()].filter(([, v]) => v !== null).map(([key]) => key.split('\u0000')[0]!);
+  const vectorRan = embedders.length > 0;
+  const mode: Mode = requested === 'lexical' || !vectorRan ? 'lexical' : requested;
+  const unavailable = [...queryVectors.values()].some((v) => v === null);
+
+  const chosen = new Map<string, FusedHit>();
+  for (const scope of scopes) {
+    const lexical = mode === 'vector' ? [] : await lexicalLeg(deps, tenantId, scope, request.query);
+    const vector = mode === 'lexical' ? [] : await vectorLeg(deps, tenantId, scope, queryVectors);
+    for (const hit of fuse(lexical, vector, scope)) {
+      const seen = chosen.get(hit.chunkId);
+      if (!seen || seen.fused < hit.fused) chosen.set(hit.chunkId, hit);
+    }
+  }
+  const ranked = [...chosen.values()].sort((a, b) => b.fused - a.fused || b.score - a.score);
+  const snippets = await toSnippets(deps, tenantId, ranked);
+  const retrieval = { mode, embedder: embedders.length ? [...new Set(embedders)].join(', ') : null };
+  if (snippets.length) return { snippets, status: 'active', retrieval };
+  return { snippets, status: await emptyStatus(deps, tenantId, scopes, unavailable), retrieval };
+}
+
+const embedderKey = (e: { model: string; dimensions: number }) => `${e.model}\u0000${e.dimensions}`;
+
+/** The query embedded once per distinct embedder of the searched collections; null where that embedder is unavailable. */
+async function embedQuery(deps: RetrievalDeps, tenantId: string, scopes: SearchScope[], query: string) {
+  const wanted = new Map<string, { model: string; dimensions: number }>();
+  for (const c of scopes.flatMap((s) => s.collections)) if (c.embedder) wanted.set(embedderKey(c.embedder), c.embedder);
+  const entries = await Promise.all(
+    [...wanted.entries()].map(async ([key, embedder]): Promise<[string, ArrayLike<number> | null]> => {
+      try {
+        const vector = await deps.embedQuery(tenantId, embedder.model, query);
+        // A model answering in another size than the collection recorded cannot be compared with its vectors.
+        return [key, vector.length === embedder.dimensions ? vector : null];
+      } catch (error) {
+        if (error instanceof EmbedderUnavailableError) return [key, null];
+        throw error;
+      }
+    }),
+  );
+  return new Map(entries);
+}
+
+/** BM25 per language (collections of one language share lexemes and statistics), merged by relevance. */
+async function lexicalLeg(deps: RetrievalDeps, tenantId: string, scope: SearchScope, query: string): Promise<LexicalHit[]> {
+  const hits: LexicalHit[] = [];
+  for (const collections of groupBy(scope.collections, (c) => c.language))
+    hits.push(...(await lexicalCandidates(deps.db, { tenantId, collections, documentIds: scope.documentIds, query })));
+  return hits.sort((a, b) => b.relevance - a.relevance).slice(0, LEXICAL_CANDIDATES);
+}
+
+/** kNN per embedder, merged by similarity. */
+async function vectorLeg(
+  deps: RetrievalDeps,
+  tenantId: string,
+  scope: SearchScope,
+  queryVectors: Map<string, ArrayLike<number> | null>,
+): Promise<ScoredVectorHit[]> {
+  const hits: ScoredVectorHit[] = [];
+  const withEmbedder = scope.collections.filter((c) => c.embedder);
+  for (const collections of groupBy(withEmbedder, (c) => embedderKey(c.embedder!))) {
+    const embedder = collections[0]!.embedder!;
+    const vector = queryVectors.get(embedderKey(embedder));
+    if (!vector) continue;
+    const found = await vectorCandidates(deps.db, {
+      tenantId,
+      collectionIds: collections.map((c) => c.id),
+      chunkCount: collections.reduce((sum, c) => sum + c.chunkCount, 0),
+      documentIds: scope.documentIds,
+      embedder: embedder.model,
+      dimensions: embedder.dimensions,
+      vector,
+    });
+    const floor = vectorFloorFor(embedder.model);
+    hits.push(...found.map((hit) => ({ ...hit, floor })));
+  }
+  return hits.sort((a, b) => b.similarity - a.similarity).slice(0, VECTOR_CANDIDATES);
+}
+
+async function toSnippets(deps: RetrievalDeps, tenantId: string, ranked: FusedHit[]): Promise<Snippet[]> {
+  if (ranked.length === 0) return [];
+  const rows = new Map(
+    (
+      await retrievalRepository.snippets(
+        deps.db,
+        tenantId,
+        ranked.map((h) => h.chunkId),
+      )
+    ).map((r) => [r.id, r]),
+  );
+  // A chunk deleted between ranking and reading is simply left out.
+  return ranked.flatMap((hit) => {
+    const row = rows.get(hit.chunkId);
+    return row ? [toSnippet(row, hit.score)] : [];
+  });
+}
+
+function toSnippet(row: SnippetRow, score: number): Snippet {
+  return {
+    id: row.id,
+    documentId: row.document_id,
+    documentName: row.document_name,
+    collectionId: row.collection_id,
+    workspaceId: row.workspace_id,
+    chunkIndex: row.chunk_index,
+    content: row.content,
+    score: Math.round(score * 10000) / 10000,
+    source: {
+      title: row.title,
+      ...(row.heading_path.length ? { headingPath: row.heading_path } : {}),
+      ...(row.page !== null ? { page: row.page } : {}),
+    },
+  };
+}
+
+async function emptyStatus(deps: RetrievalDeps, tenantId: string, scopes: SearchScope[], embedderUnavailable: boolean): Promise<RagStatus> {
+  let pending = false;
+  let searchable = false;
+  for (const scope of scopes) {
+    if (scope.collections.length === 0) continue;
+    const state = await retrievalRepository.scopeState(
+      deps.db,
+      tenantId,
+      scope.collections.map((c) => c.id),
+      scope.documentIds,
+    );
+    pending ||= state.pending;
+    searchable ||= state.searchable;
+  }
+  if (pending) return 'indexing';
+  if (!searchable) return 'no_documents';
+  return embedderUnavailable ? 'embedder_unavailable' : 'no_matches';
+}
+
+function groupBy(collections: SearchCollection[], key: (c: SearchCollection) => string): SearchCollection[][] {
+  const groups = new Map<string, SearchCollection[]>();
+  for (const c of collections) groups.set(key(c), [...(groups.get(key(c)) ?? []), c]);
+  return [...groups.values()];
+}
