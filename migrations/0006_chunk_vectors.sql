@@ -14,3 +14,10 @@ CREATE TABLE chunk_vectors (
 );
 CREATE INDEX chunk_vectors_collection_idx ON chunk_vectors (collection_id, embedder);
 CREATE INDEX chunk_vectors_hnsw_100 ON chunk_vectors USING hnsw ((embedding::vector(100)) vector_cosine_ops) WHERE dimensions = 100;
+
+-- Default collections made before vectors were available (0005's backfill, or a
+-- PostgreSQL server that lacked pgvector until now) take the built-in embedder while
+-- they are still empty, as new ones do; a collection with chunks is re-embedded only
+-- when its embeddingModel is changed.
+UPDATE collections SET embedding_model = 'gateway-word-vectors-en', embedding_dimensions = 100
+WHERE is_default AND embedding_model IS NULL AND chunk_count = 0;

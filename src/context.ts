@@ -1,7 +1,6 @@
 // The composition root: everything a running gateway holds, built once at start
 // and handed to the routes. Tests build the same thing on a copied database.
 import { readFileSync } from 'node:fs';
-import { validation } from './platform/errors.js';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
@@ -16,6 +15,8 @@ import { credentialResolver, type CredentialResolver } from './areas/auth/creden
 import type { TenantSettingsFields } from './areas/auth/tenants/schemas.js';
 import { createLlmServices, type LlmServices } from './areas/llm/services.js';
 import { tenantLlmSettings } from './areas/llm/settings/service.js';
+import { embedTexts } from './areas/llm/embeddings/service.js';
+import { createOsServices, type OsServices } from './areas/os/services.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -36,6 +37,8 @@ export interface AppContext {
   };
   /** Compute nodes, the model router, usage recording (src/areas/llm/services.ts). */
   llm: LlmServices;
+  /** Embedders, document ingestion, retrieval (src/areas/os/services.ts). */
+  os: OsServices;
   /** What the tenant record carries of other areas: the llm area's settings (src/areas/llm/settings/). */
   tenantSettings: TenantSettingsFields;
   /** The document ingestion runner: told when uploads have queued documents. */
@@ -67,6 +70,15 @@ export async function createContext(
     const accounts = new AccountStates(db, bus);
     // Starts probing the compute nodes in the background; nothing here waits for them.
     const llm = createLlmServices({ config, db, secrets, bus });
+    // The os area reaches the nodes' embedding models only through these two functions.
+    const os = createOsServices({
+      config,
+      db,
+      vector: migration.vector,
+      nodeEmbedding: (tenantId, model, texts) =>
+        embedTexts({ router: llm.router, timeoutMs: config.llm.upstreamTimeoutMs }, tenantId, model, texts),
+      modelCheck: async (tenantId, model) => void (await llm.router.resolveModel(tenantId, model)),
+    });
     return {
       config,
       db,
@@ -76,15 +88,14 @@ export async function createContext(
       vector: migration.vector,
       auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
       llm,
+      os,
       tenantSettings: tenantLlmSettings,
-      // Placeholders until the ingestion runner and the llm area's embedders are wired:
-      // uploads stay queued, and only the built-in embedder (no check needed) exists.
-      ingestion: { wake() {} },
-      async checkEmbeddingModel(_tenantId, model) {
-        throw validation('embeddingModel', `no compute node serves an embedding model named ${JSON.stringify(model)}`);
-      },
+      ingestion: os.ingestion,
+      checkEmbeddingModel: (tenantId, model) => os.embedders.check(tenantId, model),
       async close() {
-        // Engines first (their in-flight work ends), then the usage they recorded is flushed, then the database goes.
+        // Ingestion first (it calls engines), then engines (their in-flight work ends),
+        // then the usage they recorded is flushed, then the database goes.
+        await os.close();
         await llm.close();
         await lastUsed.close();
         (failures as LocalFailureCounter).close();

@@ -27,7 +27,6 @@ import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { collectionRoutes } from '../areas/os/collections/routes.js';
 import { documentRoutes } from '../areas/os/documents/routes.js';
 import { retrievalRoutes } from '../areas/os/retrieval/routes.js';
-import { noQueryEmbedder } from '../areas/os/retrieval/search.js';
 import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
@@ -169,6 +168,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Node health changes and background llm failures go to the request log's stream.
   const llmLog = app.log.child({ area: 'llm' });
   ctx.llm.setLog((level, message) => llmLog[level](message));
+  // Documents uploaded before this start (or left half-done by a crash) are picked up now.
+  const osLog = app.log.child({ area: 'os' });
+  ctx.os.setLog((level, message) => osLog[level](message));
+  ctx.os.ingestion.start();
 
   registerErrorHandling(app);
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
@@ -188,7 +191,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(collectionRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(documentRoutes, { prefix: '/api/os', deps: ctx });
-    await areas.register(retrievalRoutes, { prefix: '/api/os', deps: { db: ctx.db, vector: ctx.vector, embedQuery: noQueryEmbedder } });
+    await areas.register(retrievalRoutes, { prefix: '/api/os', deps: ctx.os.retrieval });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
   return app;

@@ -55,8 +55,10 @@ export interface DocumentsConfig {
   extractTimeoutMs: number;
   /** An extraction worker's heap ceiling. */
   extractMaxMemoryMb: number;
-  /** What a DOCX (a zip) may expand to, in all. */
+  /** What a DOCX (a zip) or a PDF's compressed streams may expand to, in all. */
   extractMaxExpandedBytes: number;
+  /** The built-in embedder's converted word vectors (default: in the data dir); data dirs may share one file. */
+  wordVectorsFile: string | undefined;
   /** Chunk size and overlap, in tokens. */
   chunkTokens: number;
   chunkOverlapTokens: number;
@@ -94,6 +96,8 @@ export interface LlmConfig {
   upstreamTimeoutMs: number;
   pullMaxBytes: number;
   usageFlushSeconds: number;
+  /** The context window grounding assumes for a model: retrieved sources fill what the conversation and the answer leave of it. */
+  ragContextTokens: number;
 }
 
 // Addresses a compute node may never point at: link-local (which holds the cloud
@@ -195,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       upstreamTimeoutMs: read.int('GATEWAY_UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
       pullMaxBytes: read.int('GATEWAY_PULL_MAX_BYTES', 64 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
       usageFlushSeconds: read.int('GATEWAY_USAGE_FLUSH_SECONDS', 2, 1, 3600),
+      ragContextTokens: read.int('GATEWAY_RAG_CONTEXT_TOKENS', 4096, 512, 1_048_576),
     },
     documents: readDocuments(read),
   };
@@ -210,6 +215,7 @@ function readDocuments(read: Reader): DocumentsConfig {
     extractTimeoutMs: read.int('GATEWAY_EXTRACT_TIMEOUT_SECONDS', 120, 1, 3600) * 1000,
     extractMaxMemoryMb: read.int('GATEWAY_EXTRACT_MAX_MEMORY_MB', 512, 32, 65536),
     extractMaxExpandedBytes: read.int('GATEWAY_EXTRACT_MAX_EXPANDED_BYTES', 256 * 1024 ** 2, 1024, 16 * 1024 ** 3),
+    wordVectorsFile: read.string('GATEWAY_WORD_VECTORS_FILE'),
     chunkTokens,
     chunkOverlapTokens: read.int('GATEWAY_CHUNK_OVERLAP_TOKENS', 50, 0, Math.floor(chunkTokens / 2)),
   };

@@ -13,7 +13,7 @@ import { createTenant } from '../../src/areas/auth/tenants/service.js';
 import { createUser } from '../../src/areas/auth/users/service.js';
 import type { RoleName } from '../../src/platform/identity.js';
 import { AccessTokens } from '../../src/areas/auth/sessions/access-tokens.js';
-import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, adminUrl } from './paths.js';
+import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, WORD_VECTORS_FILE, adminUrl } from './paths.js';
 
 export interface TestGateway {
   url: string;
@@ -51,6 +51,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   const config = loadConfig({
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_TLS: 'off',
+    GATEWAY_WORD_VECTORS_FILE: WORD_VECTORS_FILE,
     GATEWAY_LOG_LEVEL: 'info',
     GATEWAY_SECRET: randomBytes(32).toString('base64url'),
     ...(database.url ? { DATABASE_URL: database.url } : {}),

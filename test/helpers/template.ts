@@ -5,7 +5,15 @@ import { rmSync, mkdirSync } from 'node:fs';
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrate } from '../../src/platform/db/migrate.js';
-import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, adminUrl } from './paths.js';
+import { WordVectorEmbedder } from '../../src/areas/os/embedders/word-vectors/embedder.js';
+import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, WORD_VECTORS_FILE, adminUrl } from './paths.js';
+
+// Converts the word vectors if no earlier run left them (a fresh clone: once).
+mkdirSync(TEST_TMP, { recursive: true });
+const wordVectors = new WordVectorEmbedder({ dataDir: TEST_TMP, binaryFile: WORD_VECTORS_FILE });
+await wordVectors.ready();
+if (wordVectors.preparation?.converted) console.log(`word vectors converted in ${wordVectors.preparation.conversionMs} ms`);
+await wordVectors.close();
 
 const serverUrl = process.env.TEST_DATABASE_URL;
 if (serverUrl) {

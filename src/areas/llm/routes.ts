@@ -7,18 +7,21 @@ import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
 import type { LlmServices } from './services.js';
+import type { Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { pullRoutes } from './pull/routes.js';
 
 export interface LlmAreaDeps {
-  config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds'> };
+  config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds' | 'ragContextTokens'> };
   db: Database;
   secrets: Pick<Secrets, 'encrypt' | 'decrypt'>;
   bus: Pick<InvalidationBus, 'publish'>;
   /** The area's long-lived parts (services.ts). Their functions are closures, safe to hand on detached. */
   llm: LlmServices;
+  /** The os area's retrieval, for grounded answers, and the embedders it serves itself (listed in /models). */
+  os: { retrieve: Retrieve; builtInModels: readonly { id: string; description: string }[] };
 }
 
 export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async (app, { deps }) => {
@@ -27,8 +30,11 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   // Retry-After for 503s the engines cause: the router's view of nodes refreshes this often.
   const retryAfterSeconds = deps.config.llm.healthIntervalSeconds;
   await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
-  await app.register(modelRoutes, { deps: { router: llm.router } });
-  await app.register(chatRoutes, { deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds } });
+  await app.register(modelRoutes, { deps: { router: llm.router, builtIn: deps.os.builtInModels } });
+  const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };
+  await app.register(chatRoutes, {
+    deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds, grounding },
+  });
   await app.register(pullRoutes, {
     deps: {
       router: llm.router,

@@ -10,6 +10,7 @@ import type { OpenCalls } from '../calls/open-calls.js';
 import type { UsageRecorder } from '../usage/recorder.js';
 import { countPromptTokens, type TokenUsage } from '../tokens/count.js';
 import { toHttpFailure } from './engine-failures.js';
+import { ground, UNGROUNDED, wantsGrounding, type Grounding, type GroundingDeps } from '../grounding/ground.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, type ChatCompletionBody } from './schemas.js';
 
 export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable' | 'interrupted';
@@ -22,12 +23,15 @@ export interface ChatDeps {
   heartbeatMs: number;
   /** Retry-After for 503s the engines cause: the router's view of nodes refreshes this often. */
   retryAfterSeconds: number;
+  /** Retrieval from the tenant's documents, for requests with grounding fields. */
+  grounding: GroundingDeps;
 }
 
 export class ChatCall {
   /** performance.now() when the handler started; usage latency counts from here. */
   readonly started = performance.now();
-  readonly messages: ChatMessage[];
+  messages: ChatMessage[];
+  grounding: Grounding = UNGROUNDED;
   readonly maxTokens: number;
   readonly temperature: number;
 
@@ -41,6 +45,17 @@ export class ChatCall {
     this.messages = body.messages.map((m) => ({ role: m.role, content: m.content }));
     this.maxTokens = body.max_tokens ?? DEFAULT_MAX_TOKENS;
     this.temperature = body.temperature ?? DEFAULT_TEMPERATURE;
+  }
+
+  /**
+   * With grounding fields: retrieves, and the engine sees the sources with the
+   * conversation. Throws retrieval's 404 for an id that is not the tenant's.
+   */
+  async ground(): Promise<void> {
+    if (!wantsGrounding(this.body)) return;
+    const grounded = await ground(this.deps.grounding, this.tenantId, this.body, this.messages, this.maxTokens);
+    this.grounding = grounded.grounding;
+    this.messages = grounded.messages;
   }
 
   get tenantId(): string {

@@ -22,7 +22,7 @@ export async function completeJson(call: ChatCall, model: string, reply: Fastify
       return undefined;
     }
     call.record(model, lease.node.id, 'ok', usage);
-    return completionBody(newCompletion(model), result.content, result.finishReason, usage);
+    return completionBody(newCompletion(model), result.content, result.finishReason, usage, call.grounding);
   } catch (error) {
     await call.failedBeforeAnswer(model, error, client, reply);
     return undefined;

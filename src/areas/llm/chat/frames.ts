@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FinishReason } from '../../../engines/types.js';
 import type { TokenUsage } from '../tokens/count.js';
+import type { Grounding } from '../grounding/ground.js';
 import type { ChatCompletion } from './schemas.js';
 
 /** What every answer to one request shares. */
@@ -19,16 +20,19 @@ export function newCompletion(model: string): Completion {
   return { id: `chatcmpl-${randomUUID().replaceAll('-', '')}`, created: Math.floor(Date.now() / 1000), model };
 }
 
-// Until grounding lands (retrieval issue) every answer is ungrounded; the spec's values for that.
-const UNGROUNDED = { rag_snippets: null, rag_active: false, rag_status: 'inactive' } as const;
-
 const usageOf = (usage: TokenUsage) => ({
   prompt_tokens: usage.promptTokens,
   completion_tokens: usage.completionTokens,
   total_tokens: usage.promptTokens + usage.completionTokens,
 });
 
-export function completionBody(c: Completion, content: string, finishReason: FinishReason, usage: TokenUsage): ChatCompletion {
+export function completionBody(
+  c: Completion,
+  content: string,
+  finishReason: FinishReason,
+  usage: TokenUsage,
+  grounding: Grounding,
+): ChatCompletion {
   return {
     id: c.id,
     object: 'chat.completion',
@@ -36,22 +40,33 @@ export function completionBody(c: Completion, content: string, finishReason: Fin
     model: c.model,
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
     usage: usageOf(usage),
-    ...UNGROUNDED,
+    rag_snippets: grounding.snippets,
+    rag_active: grounding.active,
+    rag_status: grounding.status,
   };
 }
 
-// As JSON text, serialized once: every stream sends one of the two.
-const METADATA_FIELDS = { object: 'rag_metadata', active: false, status: 'inactive', snippet_count: 0, rag_snippets: null };
-const METADATA = JSON.stringify(METADATA_FIELDS);
-const METADATA_WITH_CHOICES = JSON.stringify({ ...METADATA_FIELDS, choices: [] });
+const metadataFields = (g: Grounding) => ({
+  object: 'rag_metadata',
+  active: g.active,
+  status: g.status,
+  snippet_count: g.snippets?.length ?? 0,
+  rag_snippets: g.snippets,
+});
+// An ungrounded stream's metadata, as JSON text serialized once: most streams send one of these two.
+const UNGROUNDED_FIELDS = metadataFields({ snippets: null, active: false, status: 'inactive' });
+const UNGROUNDED_METADATA = JSON.stringify(UNGROUNDED_FIELDS);
+const UNGROUNDED_METADATA_WITH_CHOICES = JSON.stringify({ ...UNGROUNDED_FIELDS, choices: [] });
 
 /**
  * Frame 1, as JSON text. The spec's shape has no `choices`; `withChoices` (the tenant's
  * streamMetadataChoices or the request's stream_options.metadata_choices) adds an
  * empty one for clients that read `chunk.choices` on every frame (the openai SDK).
  */
-export function metadataFrame(withChoices: boolean): string {
-  return withChoices ? METADATA_WITH_CHOICES : METADATA;
+export function metadataFrame(withChoices: boolean, grounding: Grounding): string {
+  if (grounding.status === 'inactive') return withChoices ? UNGROUNDED_METADATA_WITH_CHOICES : UNGROUNDED_METADATA;
+  const fields = metadataFields(grounding);
+  return JSON.stringify(withChoices ? { ...fields, choices: [] } : fields);
 }
 
 /**

@@ -18,7 +18,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
     '/chat/completions',
     {
       config: { access: 'tenant' },
-      schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 503) } },
+      schema: { body: ChatCompletionBody, response: { 200: ChatCompletion, ...problems(400, 401, 403, 404, 503) } },
     },
     async (request, reply) => {
       if (!tokenizerLoading) {
@@ -37,6 +37,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
         if (failureStatus(error) === 'unavailable') call.record(request.body.model ?? 'auto', null, 'unavailable', NO_TOKENS);
         throw error;
       }
+      await call.ground();
       if (request.body.stream !== true) return completeJson(call, model, reply);
       // The request's own choice wins over the tenant's default, either way.
       const metadataChoices =

@@ -2,6 +2,7 @@
 // enforced by the route schema: anything outside them is a 400 naming the field,
 // never silently clamped. Fields the spec does not name are ignored.
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { GroundingFields, RagStatus, Snippet } from '../../grounding.js';
 
 export const DEFAULT_MAX_TOKENS = 1024;
 export const MAX_TOKENS_CEILING = 8192;
@@ -10,15 +11,12 @@ export const DEFAULT_TEMPERATURE = 0.7;
 // body limit (GATEWAY_BODY_LIMIT_BYTES, 1 MiB by default) caps the request as a whole.
 export const MAX_MESSAGES = 1000;
 export const MAX_CONTENT_CHARS = 1_000_000;
-export const MAX_GROUNDING_IDS = 100;
 
 const Message = Type.Object({
   role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
   // Passed to the model as written: only NUL is refused (see gateway/text-rules.ts).
   content: Type.String({ maxLength: MAX_CONTENT_CHARS, text: 'verbatim' }),
 });
-
-const Identifier = Type.String({ minLength: 1, maxLength: 200 });
 
 export const ChatCompletionBody = Type.Object({
   messages: Type.Array(Message, { minItems: 1, maxItems: MAX_MESSAGES }),
@@ -35,10 +33,8 @@ export const ChatCompletionBody = Type.Object({
       metadata_choices: Type.Optional(Type.Boolean()),
     }),
   ),
-  // Grounding (retrieval) fields: accepted and validated now, acted on by the retrieval issue.
-  workspaceIds: Type.Optional(Type.Array(Identifier, { maxItems: MAX_GROUNDING_IDS })),
-  collectionIds: Type.Optional(Type.Array(Identifier, { maxItems: MAX_GROUNDING_IDS })),
-  ragScopes: Type.Optional(Type.Array(Type.Unknown(), { maxItems: MAX_GROUNDING_IDS })),
+  // Grounding in the tenant's documents (workspaceIds, collectionIds, ragScopes): see areas/grounding.ts.
+  ...GroundingFields,
 });
 export type ChatCompletionBody = Static<typeof ChatCompletionBody>;
 
@@ -61,8 +57,8 @@ export const ChatCompletion = Type.Object({
     }),
   ),
   usage: Usage,
-  rag_snippets: Type.Union([Type.Array(Type.Unknown()), Type.Null()]),
+  rag_snippets: Type.Union([Type.Array(Snippet), Type.Null()]),
   rag_active: Type.Boolean(),
-  rag_status: Type.String(),
+  rag_status: RagStatus,
 });
 export type ChatCompletion = Static<typeof ChatCompletion>;

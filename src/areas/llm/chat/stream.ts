@@ -57,7 +57,7 @@ async function relay(
   try {
     if (!client.gone()) {
       sse.open(headers);
-      await sse.sendJson(metadataFrame(metadataChoices));
+      await sse.sendJson(metadataFrame(metadataChoices, call.grounding));
     }
     // Aborted: the client went away, or the server is shutting down.
     while (!client.signal.aborted) {

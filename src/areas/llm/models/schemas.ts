@@ -6,6 +6,8 @@ export const Model = Type.Object({
   object: Type.Literal('model'),
   created: Type.Integer(),
   owned_by: Type.String(),
+  // Ours: what a model that is not a chat model is for (the built-in embedder).
+  description: Type.Optional(Type.String()),
 });
 export type Model = Static<typeof Model>;
 

