@@ -23,6 +23,8 @@ export interface TestGateway {
   /** Everything the gateway logged so far, one JSON line per entry. */
   logs(): string;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Stops this gateway (keeping its database) and starts a new one on the same data dir, database and secret. */
+  restart(): Promise<TestGateway>;
   close(): Promise<void>;
 }
 
@@ -48,7 +50,7 @@ export interface TestResponse {
 export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(path.join(TEST_TMP, 'gw-'));
   const database = await freshDatabase(dataDir);
-  const config = loadConfig({
+  return launch(dataDir, database, {
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_TLS: 'off',
     GATEWAY_WORD_VECTORS_FILE: WORD_VECTORS_FILE,
@@ -57,6 +59,10 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...env,
   });
+}
+
+async function launch(dataDir: string, database: { drop(): Promise<void> }, env: Record<string, string>): Promise<TestGateway> {
+  const config = loadConfig(env);
   const lines: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {
@@ -94,6 +100,11 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
         parsed = undefined;
       }
       return { status: response.status, headers: response.headers, text, body: parsed };
+    },
+    async restart() {
+      await app.close();
+      await ctx.close();
+      return launch(dataDir, database, env);
     },
     async close() {
       await app.close();

@@ -120,18 +120,12 @@ describe('llm chat/completions (JSON)', () => {
     assert.equal(lastChat(main).body.model, 'beta-model');
   });
 
-  it('ignores unknown fields and accepts the grounding fields (grounding itself is inactive)', async () => {
-    const response = await chat({
-      messages: hello,
-      top_p: 0.5,
-      user: 'u1',
-      workspaceIds: ['ws_1'],
-      collectionIds: ['col_1'],
-      ragScopes: [{ any: 'shape' }],
-    });
+  it('ignores unknown fields; without a grounding field the answer is ungrounded (test/os/grounding.test.ts grounds)', async () => {
+    const response = await chat({ messages: hello, top_p: 0.5, user: 'u1' });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.rag_active, false);
     assert.equal(response.body.rag_status, 'inactive');
+    assert.equal(response.body.rag_snippets, null);
     assert.equal(lastChat(main).body.top_p, undefined, 'unknown fields are not forwarded');
   });
 

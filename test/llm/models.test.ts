@@ -39,6 +39,8 @@ describe('llm models', () => {
     await Promise.all([shared?.close(), privateA?.close()]);
   });
 
+  const builtIn = () => (gw.ctx.vector ? ['gateway-word-vectors-en'] : []);
+
   it('lists `auto` first, then the models of the nodes, in the OpenAI list shape', async () => {
     const response = await gw.request('GET', '/api/llm/v1/models', { apiKey: keyA });
     assert.equal(response.status, 200);
@@ -49,23 +51,29 @@ describe('llm models', () => {
     assert.equal(auto.owned_by, 'gateway');
     assert.deepEqual(
       models.map((m: { id: string }) => m.id),
-      ['m-one', 'm-three', 'm-two'],
+      ['m-one', 'm-three', 'm-two', ...builtIn()],
     );
+    // The built-in embedder comes last, says what it is, and only where vectors can be kept.
+    if (gw.ctx.vector) {
+      const embedder = models.at(-1);
+      assert.equal(embedder.owned_by, 'gateway');
+      assert.match(embedder.description, /word vectors.*English only.*Not a chat model/s);
+    }
     for (const m of response.body.data) {
       assert.equal(m.object, 'model');
       assert.ok(Number.isInteger(m.created) && m.created > 0);
     }
-    assert.deepEqual(await ids({ token: memberB }), ['auto', 'm-one', 'm-three', 'm-two'], 'members and JWTs too');
+    assert.deepEqual(await ids({ token: memberB }), ['auto', 'm-one', 'm-three', 'm-two', ...builtIn()], 'members and JWTs too');
     assert.equal((await gw.request('GET', '/api/llm/v1/models')).status, 401);
   });
 
   it("applies each tenant's allowedModels at once", async () => {
     const patch = (token: string, tenantId: string, json: object) => gw.request('PATCH', `/api/auth/tenants/${tenantId}`, { token, json });
     assert.equal((await patch(adminA, tenantA, { allowedModels: ['m-two', 'not-served'] })).status, 200);
-    assert.deepEqual(await ids({ apiKey: keyA }), ['auto', 'm-two']);
-    assert.deepEqual(await ids({ token: adminB }), ['auto', 'm-one', 'm-three', 'm-two']);
+    assert.deepEqual(await ids({ apiKey: keyA }), ['auto', 'm-two', ...builtIn()]);
+    assert.deepEqual(await ids({ token: adminB }), ['auto', 'm-one', 'm-three', 'm-two', ...builtIn()]);
     assert.equal((await patch(adminA, tenantA, { allowedModels: null })).status, 200);
-    assert.deepEqual(await ids({ apiKey: keyA }), ['auto', 'm-one', 'm-three', 'm-two']);
+    assert.deepEqual(await ids({ apiKey: keyA }), ['auto', 'm-one', 'm-three', 'm-two', ...builtIn()]);
   });
 
   it("shows a tenant's own node to that tenant only", async () => {
@@ -87,6 +95,6 @@ describe('llm models', () => {
     const client = new OpenAI({ baseURL: `${gw.url}/api/llm/v1`, apiKey: keyA, maxRetries: 0 });
     const listed = [];
     for await (const model of client.models.list()) listed.push(model.id);
-    assert.deepEqual(listed, ['auto', 'm-one', 'm-three', 'm-two']);
+    assert.deepEqual(listed, ['auto', 'm-one', 'm-three', 'm-two', ...builtIn()]);
   });
 });

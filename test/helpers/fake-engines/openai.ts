@@ -21,6 +21,7 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
   }
   if (route === 'POST /v1/chat/completions') return openaiChat(x);
   if (route === 'POST /v1/embeddings') {
+    if (b.status !== undefined) return openaiError(x, b.status, `fake upstream answered ${b.status}`, 'server_error');
     const inputs = inputsOf(x.body?.input);
     if (!inputs) return openaiError(x, 400, "'input' must be a string or an array of strings", 'invalid_request_error');
     if (!modelsOf(b).includes(x.body?.model)) return openaiNoModel(x);
