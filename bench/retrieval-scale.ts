@@ -23,7 +23,8 @@
 // Environment: BENCH_CHUNKS_SMALL (10000), BENCH_CHUNKS_LARGE (100000; at most SMALL
 // skips the large level), BENCH_QUERIES (200), BENCH_RECALL_QUERIES (100),
 // BENCH_TENANT_A_CHUNKS (200), BENCH_CHAT_SECONDS (10), BENCH_CHAT_CONNECTIONS (10),
-// BENCH_SEED (16), BENCH_LOG_LEVEL (warn), BENCH_INGEST_TIMEOUT (s, 1800).
+// BENCH_SEED (16), BENCH_LOG_LEVEL (warn), BENCH_INGEST_TIMEOUT (s, 1800), BENCH_SEARCH_BUDGET (s per
+// level for the timed searches, 180; half that again for the step profile).
 // Results: stdout, and bench/results/retrieval-scale-<time>.json.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -33,13 +34,14 @@ import { VERSION } from '../src/context.js';
 import { annRecall } from './retrieval/ann-recall.js';
 import { bulkIngest, type IngestFigures } from './retrieval/bulk-ingest.js';
 import { fillDirectly } from './retrieval/direct-fill.js';
+import { profileSearch } from './retrieval/search-profile.js';
 import { FAKE_CHAT_MODEL, FAKE_EMBEDDING_MODEL } from './retrieval/fake-node.js';
 import { type BenchTenant, startInProcessGateway } from './retrieval/gateway.js';
 import { type GeneratedDocument, ProseGenerator, seededRandom } from './retrieval/prose.js';
 import { atLeast, atMost, type Check, info, printTable, TARGETS } from './retrieval/scale-report.js';
 import { chatLoad, chatTarget, type SearchFigures, searchLatency, waitForChat } from './retrieval/scale-load.js';
 import { startChild } from './support/children.js';
-import { boundedInt, fmt } from './support/stats.js';
+import { boundedInt, fmt, type Summary } from './support/stats.js';
 
 process.setSourceMapsEnabled(false);
 
@@ -52,8 +54,11 @@ const CHAT_SECONDS = boundedInt('BENCH_CHAT_SECONDS', 10, 1, 300);
 const CHAT_CONNECTIONS = boundedInt('BENCH_CHAT_CONNECTIONS', 10, 1, 500);
 const SEED = boundedInt('BENCH_SEED', 16, 0, 2 ** 31);
 const INGEST_TIMEOUT_MS = boundedInt('BENCH_INGEST_TIMEOUT', 1800, 10, 86_400) * 1000;
+const SEARCH_BUDGET_MS = boundedInt('BENCH_SEARCH_BUDGET', 180, 5, 86_400) * 1000;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'warn';
 const WARMUP_QUERIES = 20;
+const CHAT_WARMUP_SECONDS = 3;
+const PROFILE_QUERIES = 50;
 const BUILT_IN = { model: 'gateway-word-vectors-en', dimensions: 100 };
 
 interface CollectionRecord {
@@ -112,6 +117,7 @@ async function main(): Promise<void> {
     const b = await gateway.tenant('scale-bench-b');
     const workspace = (await b.call('POST', '/api/os/workspaces', { name: 'Scale benchmark' }, 201)) as { id: string };
     const collection = (body: object) => createCollection(b, workspace.id, body);
+    const queries = Array.from({ length: QUERIES + WARMUP_QUERIES }, () => prose.query());
     const instant = await collection({ name: 'Instant node', embeddingModel: FAKE_EMBEDDING_MODEL });
     const builtIn = await collection({ name: 'Built-in embedder' });
     const during = await collection({ name: 'Ingested during chat load' });
@@ -120,6 +126,30 @@ async function main(): Promise<void> {
     console.log('warming up (the built-in word vectors are converted once per data dir; the node is reached once)…');
     await ingest(b, during, 3, 'warm-up, built-in');
     await ingest(b, instant, 3, 'warm-up, instant node');
+
+    // The built-in embedder outside the gateway, on the file the warm-up converted: the direct fill's vectors and the profile's query vectors.
+    wordVectors = new WordVectorEmbedder({ dataDir: gateway.dataDir });
+    await wordVectors.ready();
+    const embed = wordVectors.embed.bind(wordVectors);
+    const profile = async (tenant: BenchTenant, collectionId: string, chunks: number) => {
+      const steps = await profileSearch(
+        gateway.ctx.db,
+        tenant.id,
+        collectionId,
+        queries.slice(0, PROFILE_QUERIES),
+        embed,
+        SEARCH_BUDGET_MS / 2,
+      );
+      const p = (s: Summary) => `${fmt(s.p50, 1)}/${fmt(s.p95, 1)}`;
+      checks.push(
+        info(
+          `search steps at ${chunks} chunks, p50/p95 ms`,
+          `lexical ${p(steps.lexicalMs)}, vector ${p(steps.vectorMs)}`,
+          `scope ${p(steps.scopeMs)}, query embedding ${p(steps.embedMs)}; the lexical query matched ${fmt(steps.matchedChunks.p50, 0)} chunks (p50), ${fmt(steps.matchedChunks.p95, 0)} (p95)`,
+        ),
+      );
+      return steps;
+    };
 
     console.log(`1. ingest throughput (${SMALL} chunks each, through the API):`);
     const ingestInstant = await ingest(b, instant, SMALL, 'instant embedding node');
@@ -148,16 +178,17 @@ async function main(): Promise<void> {
       ),
     );
 
-    const queries = Array.from({ length: QUERIES + WARMUP_QUERIES }, () => prose.query());
     const smallChunks = (await getCollection(b, builtIn.id)).chunkCount;
     console.log(`2. search latency at ${smallChunks} chunks…`);
-    const searchSmall = await searchLatency(b, [builtIn.id], queries, WARMUP_QUERIES);
+    const searchSmall = await searchLatency(b, [builtIn.id], queries, WARMUP_QUERIES, SEARCH_BUDGET_MS);
     results.searchSmall = { chunks: smallChunks, ...searchSmall };
     checks.push(searchCheck(smallChunks, searchSmall, false, null));
+    results.searchStepsSmall = await profile(b, builtIn.id, smallChunks);
 
     console.log(`4. chat/completions p99, idle and during a bulk ingest (${CHAT_CONNECTIONS} connections, ${CHAT_SECONDS} s):`);
     const chat = chatTarget(gateway.base, b, FAKE_CHAT_MODEL);
     await waitForChat(chat);
+    await chatLoad(chat, CHAT_CONNECTIONS, CHAT_WARMUP_SECONDS); // JIT and connections, unmeasured
     const idle = await chatLoad(chat, CHAT_CONNECTIONS, CHAT_SECONDS);
     log(`idle: ${fmt(idle.rps, 0)} req/s, p50 ${idle.p50} ms, p99 ${idle.p99} ms`);
     // Enough documents to keep ingestion busy past the end of the load, at the pace just measured.
@@ -184,9 +215,6 @@ async function main(): Promise<void> {
     );
 
     if (LARGE > smallChunks) {
-      wordVectors = new WordVectorEmbedder({ dataDir: gateway.dataDir });
-      await wordVectors.ready();
-      const embed = wordVectors.embed.bind(wordVectors);
       const add = LARGE - smallChunks;
       console.log(
         `3. filling the built-in collection to ${LARGE} chunks: ${add} chunks written DIRECTLY (replaceDocumentChunks), not through the API…`,
@@ -211,9 +239,10 @@ async function main(): Promise<void> {
       results.directFill = fill;
       const largeChunks = (await getCollection(b, builtIn.id)).chunkCount;
       console.log(`2. search latency at ${largeChunks} chunks…`);
-      const searchLarge = await searchLatency(b, [builtIn.id], queries, WARMUP_QUERIES);
+      const searchLarge = await searchLatency(b, [builtIn.id], queries, WARMUP_QUERIES, SEARCH_BUDGET_MS);
       results.searchLarge = { chunks: largeChunks, ...searchLarge };
       checks.push(searchCheck(largeChunks, searchLarge, true, `${fill.chunks} of them written directly, not through the API`));
+      results.searchStepsLarge = await profile(b, builtIn.id, largeChunks);
 
       console.log(`3. ANN recall@10 for a small tenant inside the large corpus…`);
       const a = await gateway.tenant('scale-bench-a');
@@ -279,7 +308,8 @@ function searchCheck(chunks: number, figures: SearchFigures, judged: boolean, no
   const served = Object.entries(figures.served)
     .map(([how, n]) => `${how} ×${n}`)
     .join(', ');
-  const detail = `p50 ${fmt(figures.latency.p50)} ms, p99 ${fmt(figures.latency.p99)} ms; served ${served}; ${figures.empty} empty${note ? `; ${note}` : ''}`;
+  const cut = figures.skipped ? `; time budget ran out, ${figures.skipped} queries not asked` : '';
+  const detail = `${figures.latency.count} queries, p50 ${fmt(figures.latency.p50)} ms, p99 ${fmt(figures.latency.p99)} ms; served ${served}; ${figures.empty} empty${cut}${note ? `; ${note}` : ''}`;
   const figure = `search p95 at ${chunks} chunks (ms)`;
   return judged
     ? atMost(figure, figures.latency.p95, TARGETS.searchP95Ms, '', 1, detail)

@@ -1,11 +1,15 @@
-// Generated company documents for the scale benchmark: handbooks, manuals, policies
-// and minutes written as markdown with headings, paragraphs and lists, in plain
-// English words (so the built-in word vectors know them and BM25 sees a realistic
-// spread of frequent and rare terms). Deterministic: the same seed gives the same
-// corpus and the same queries, so runs compare.
+// Generated company documents for the scale benchmark: markdown with headings,
+// paragraphs and lists, whose sentences come from a word-bigram chain trained on the
+// quality benchmark's public-domain corpus (handbook pages, a standard, the
+// Constitution: bench/retrieval/corpus/). So the text has the vocabulary, the word
+// frequencies and the sentence shapes of real company documents, which is what
+// full-text ranking and the word vectors are sensitive to; a few invented codes and
+// amounts per section add the rare terms a large real corpus is full of.
+// Deterministic: the same seed gives the same documents and the same queries.
 //
 // A section is about one chunk's worth of text (~230 words, ~350 tokens with the
 // default chunker), so a document of N sections becomes about N chunks.
+import { loadCorpus } from './dataset.js';
 
 /** mulberry32: small, fast, and good enough to vary prose. */
 export function seededRandom(seed: number): () => number {
@@ -19,131 +23,58 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-interface Topic {
-  name: string;
-  nouns: string[];
-  verbs: string[];
-  adjectives: string[];
-}
-
-const TOPICS: Topic[] = [
-  t(
-    'Leave',
-    'vacation holiday absence allowance entitlement request manager calendar parent sickness carryover balance',
-    'approve request book cancel record extend',
-    'annual unpaid paid parental statutory',
-  ),
-  t(
-    'Expenses',
-    'receipt invoice reimbursement mileage meal hotel limit card claim budget currency',
-    'submit reimburse approve attach reject itemise',
-    'refundable taxable monthly corporate itemised',
-  ),
-  t(
-    'Security',
-    'password laptop badge phishing incident firewall encryption token access breach vulnerability',
-    'report encrypt rotate revoke patch lock',
-    'confidential suspicious mandatory encrypted temporary',
-  ),
-  t(
-    'Onboarding',
-    'mentor orientation contract equipment checklist induction account desk colleague introduction',
-    'welcome assign prepare sign complete introduce',
-    'first new initial personal remaining',
-  ),
-  t(
-    'Procurement',
-    'supplier quote tender contract purchase order catalogue vendor delivery warranty',
-    'negotiate order compare renew evaluate sign',
-    'preferred competitive approved framework annual',
-  ),
-  t(
-    'Travel',
-    'flight train booking itinerary passport visa insurance accommodation luggage destination',
-    'book travel upgrade insure depart reserve',
-    'international economy domestic overnight urgent',
-  ),
-  t(
-    'Benefits',
-    'pension insurance dental bonus salary gym subscription allowance scheme contribution',
-    'enrol contribute claim opt waive increase',
-    'optional generous eligible matched voluntary',
-  ),
-  t(
-    'Support',
-    'ticket printer network outage helpdesk software licence upgrade backup server',
-    'restart install troubleshoot escalate restore configure',
-    'urgent remote scheduled faulty wireless',
-  ),
-  t(
-    'Safety',
-    'fire evacuation helmet ladder chemical bandage warden hazard accident drill',
-    'evacuate inspect wear store label report',
-    'flammable protective hazardous emergency mandatory',
-  ),
-  t(
-    'Maintenance',
-    'pump valve filter boiler gasket pressure motor bearing lubricant inspection',
-    'replace tighten clean calibrate drain lubricate',
-    'worn hydraulic leaking weekly spare',
-  ),
-  t(
-    'Pricing',
-    'price discount tier subscription quote rebate margin volume licence renewal',
-    'discount bill invoice renew upgrade negotiate',
-    'wholesale annual enterprise standard promotional',
-  ),
-  t(
-    'Minutes',
-    'meeting agenda board motion vote quorum chair proposal budget deadline',
-    'adopt propose second defer approve minute',
-    'quarterly unanimous pending previous extraordinary',
-  ),
-];
-
-function t(name: string, nouns: string, verbs: string, adjectives: string): Topic {
-  return { name, nouns: nouns.split(' '), verbs: verbs.split(' '), adjectives: adjectives.split(' ') };
-}
-
-const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
-
-const COMMON_NOUNS =
-  'employee team office policy department process week month year customer staff form request site system record manager rule'.split(' ');
-const SUBJECTS = [
-  'Every employee',
-  'The team lead',
-  'Each department',
-  'The office manager',
-  'Staff on probation',
-  'A contractor',
-  'The finance team',
-  'New starters',
-];
-const CONNECTIVES = [
-  'In addition,',
-  'However,',
-  'As a rule,',
-  'Where possible,',
-  'In most cases,',
-  'For clarity,',
-  'Unless agreed otherwise,',
-  'At the latest,',
-];
-const DOC_KINDS = ['Handbook', 'Policy', 'Guide', 'Manual', 'Procedure', 'Notes'];
-const HEADINGS = [
-  'Scope',
-  'Who this applies to',
-  'How to',
-  'Limits and exceptions',
-  'Responsibilities',
-  'Frequently asked questions',
-  'Examples',
-  'Records',
-  'Deadlines',
-  'Contacts',
-  'Changes',
-];
+const SECTION_WORDS = 220;
+const SENTENCE_MAX_WORDS = 40;
 const COMPANIES = ['Northwind', 'Contoso', 'Fabrikam', 'Tailspin', 'Adventure Works', 'Litware', 'Proseware', 'Wingtip'];
+const DOC_KINDS = ['Handbook', 'Policy', 'Guide', 'Manual', 'Procedure', 'Notes', 'Minutes', 'Price list'];
+const QUESTION_OPENERS = ['How do I', 'What is the rule for', 'Who approves', 'When can I', 'Where do I find', 'What happens if'];
+const END = /[.!?]$/;
+
+/** The corpus as a chain: which word follows which (with repeats, so frequent pairs are likely), and how sentences start. */
+interface Chain {
+  next: Map<string, string[]>;
+  starts: string[];
+  headings: string[];
+  topics: string[];
+}
+
+let trained: Chain | undefined;
+
+function train(): Chain {
+  const next = new Map<string, string[]>();
+  const starts: string[] = [];
+  const headings: string[] = [];
+  const topics = new Set<string>();
+  for (const file of loadCorpus().filter((f) => f.name.endsWith('.md'))) {
+    for (const raw of file.text.split('\n')) {
+      const line = raw.trim();
+      const heading = /^#{2,4}\s+(.+)$/.exec(line);
+      if (heading) {
+        if (heading[1]!.length <= 60) headings.push(heading[1]!.replace(/[*_`]/g, ''));
+        continue;
+      }
+      // Prose and list items; not titles, tables, code or links-only lines.
+      if (!line || /^(#|\||```|>|\[|!\[)/.test(line)) continue;
+      const words = line
+        .replace(/^([-*+]|\d+\.)\s+/, '')
+        .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+        .replace(/[*_`]/g, '')
+        .split(/\s+/)
+        .filter(Boolean);
+      if (words.length < 4) continue;
+      // Hard-wrapped lines start mid-sentence: only a capital starts one.
+      if (/^[A-Z]/.test(words[0]!)) starts.push(words[0]!);
+      for (let i = 0; i < words.length; i++) {
+        const word = words[i]!;
+        if (word.length > 6 && /^[a-z]+$/.test(word)) topics.add(word);
+        const following = i + 1 < words.length ? words[i + 1]! : '.';
+        if (!next.has(word)) next.set(word, []);
+        next.get(word)!.push(following);
+      }
+    }
+  }
+  return { next, starts, headings, topics: [...topics].sort() };
+}
 
 export interface GeneratedDocument {
   name: string;
@@ -156,10 +87,13 @@ export interface GeneratedDocument {
 
 export class ProseGenerator {
   private readonly random: () => number;
+  private readonly chain: Chain;
   private serial = 0;
 
   constructor(seed: number) {
     this.random = seededRandom(seed);
+    trained ??= train();
+    this.chain = trained;
   }
 
   private pick<T>(items: readonly T[]): T {
@@ -170,38 +104,42 @@ export class ProseGenerator {
     return min + Math.floor(this.random() * (max - min + 1));
   }
 
-  private sentence(topic: Topic): string {
-    const n = () => this.pick(this.random() < 0.7 ? topic.nouns : COMMON_NOUNS);
-    const v = () => this.pick(topic.verbs);
-    const a = () => this.pick(topic.adjectives);
-    const patterns = [
-      () => `${this.pick(SUBJECTS)} must ${v()} the ${a()} ${n()} within ${this.int(2, 30)} working days.`,
-      () =>
-        `The ${n()} for ${article(a())} ${n()} is limited to ${this.int(1, 40) * 25} euros per ${this.pick(['day', 'month', 'trip', 'year'])}.`,
-      () => `${this.pick(CONNECTIVES)} the ${n()} should ${v()} any ${a()} ${n()} before the ${n()} is closed.`,
-      () => `If ${article(n())} is ${a()}, ask the ${n()} desk to ${v()} it and keep a copy of the ${n()}.`,
-      () => `About ${this.int(5, 95)} percent of ${n()} requests are handled by the ${this.pick(COMPANIES)} ${n()} team.`,
-      () =>
-        `Do not ${v()} ${article(n())} on behalf of another ${n()} unless the ${n()} has been ${this.pick(['signed', 'approved', 'checked', 'recorded'])}.`,
-      () => `The ${a()} ${n()} applies from the ${this.int(1, 28)}th of each month and ends with the ${n()} review.`,
-      () => `Questions about the ${n()} go to the ${n()} owner, who will ${v()} them in writing.`,
-    ];
-    return this.pick(patterns)();
+  /** Walks the chain from a sentence start to a full stop. */
+  private words(max = SENTENCE_MAX_WORDS): string[] {
+    const out = [this.pick(this.chain.starts)];
+    while (out.length < max && !END.test(out[out.length - 1]!)) {
+      const choices = this.chain.next.get(out[out.length - 1]!);
+      const word = choices ? this.pick(choices) : '.';
+      if (word === '.') break;
+      out.push(word);
+    }
+    return out;
   }
 
-  private paragraph(topic: Topic, sentences: number): string {
-    return Array.from({ length: sentences }, () => this.sentence(topic)).join(' ');
+  private sentence(): string {
+    const words = this.words();
+    // The rare terms of a real corpus: part numbers, amounts, reference codes.
+    if (this.random() < 0.15) words.splice(this.int(1, words.length), 0, this.code());
+    const text = words.join(' ');
+    return END.test(text) ? text : `${text.replace(/[,;:]$/, '')}.`;
   }
 
-  private section(topic: Topic): string {
+  private code(): string {
+    const kind = this.int(0, 2);
+    if (kind === 0)
+      return `${String.fromCharCode(65 + this.int(0, 25))}${String.fromCharCode(65 + this.int(0, 25))}-${this.int(100, 9999)}`;
+    if (kind === 1) return `${this.int(2, 500) * 5} EUR`;
+    return `ref ${this.int(10_000, 99_999)}`;
+  }
+
+  private section(): string {
     const parts: string[] = [];
     let words = 0;
-    // ~230 words: about one chunk of the default 350 tokens.
-    while (words < 220) {
+    while (words < SECTION_WORDS) {
       const part =
-        this.random() < 0.25
-          ? Array.from({ length: this.int(3, 5) }, () => `- ${this.sentence(topic)}`).join('\n')
-          : this.paragraph(topic, this.int(3, 6));
+        this.random() < 0.2
+          ? Array.from({ length: this.int(3, 5) }, () => `- ${this.sentence()}`).join('\n')
+          : Array.from({ length: this.int(2, 5) }, () => this.sentence()).join(' ');
       parts.push(part);
       words += part.split(/\s+/).length;
     }
@@ -210,32 +148,30 @@ export class ProseGenerator {
 
   /** One document of `sections` sections (about that many chunks). */
   document(sections: number): GeneratedDocument {
-    const topic = this.pick(TOPICS);
     const serial = ++this.serial;
-    const title = `${this.pick(COMPANIES)} ${topic.name} ${this.pick(DOC_KINDS)} ${serial}`;
+    const topic = this.pick(this.chain.topics);
+    const title = `${this.pick(COMPANIES)} ${topic[0]!.toUpperCase()}${topic.slice(1)} ${this.pick(DOC_KINDS)} ${serial}`;
     const out: GeneratedDocument['sections'] = [];
-    const lines = [`# ${title}`, '', this.paragraph(topic, 2), ''];
+    const lines = [`# ${title}`, '', this.sentence(), ''];
     for (let i = 0; i < sections; i++) {
-      const heading = `${this.pick(HEADINGS)}: ${this.pick(topic.adjectives)} ${this.pick(topic.nouns)}`;
-      const content = this.section(topic);
+      const heading = this.pick(this.chain.headings);
+      const content = this.section();
       out.push({ headingPath: [heading], content });
       lines.push(`## ${heading}`, '', content, '');
     }
     return { name: `${title.toLowerCase().replace(/\s+/g, '-')}.md`, title, text: lines.join('\n'), sections: out };
   }
 
-  /** A search query in one of the shapes users type: keywords, a question, a longer request. */
+  /** A search query in one of the shapes users type: a few keywords, a question, a heading. */
   query(): string {
-    const topic = this.pick(TOPICS);
-    const n = () => this.pick(topic.nouns);
-    const shapes = [
-      () => `${n()} ${n()}`,
-      () => `${this.pick(topic.adjectives)} ${n()} ${this.pick(COMMON_NOUNS)}`,
-      () => `How do I ${this.pick(topic.verbs)} ${article(this.pick(topic.adjectives))} ${n()}?`,
-      () => `What is the limit for ${n()} and ${n()} per ${this.pick(['day', 'month', 'year'])}?`,
-      () => `Who must ${this.pick(topic.verbs)} the ${n()} when the ${n()} is ${this.pick(topic.adjectives)}`,
-      () => `${topic.name.toLowerCase()} rules for ${this.pick(SUBJECTS).toLowerCase()} about the ${n()}`,
-    ];
-    return this.pick(shapes)();
+    const plain = (words: string[]) =>
+      words
+        .join(' ')
+        .replace(/[^\p{L}\p{N}\s'-]/gu, '')
+        .trim();
+    const shape = this.int(0, 2);
+    if (shape === 0) return plain(this.words(this.int(2, 4))) || this.pick(this.chain.topics);
+    if (shape === 1) return `${this.pick(QUESTION_OPENERS)} ${plain(this.words(this.int(3, 8))).toLowerCase()}?`;
+    return this.pick(this.chain.headings);
   }
 }
