@@ -14,5 +14,9 @@ export const FAKE_EMBEDDING_MODEL = 'bench-embed';
 if (process.send) {
   process.setSourceMapsEnabled(false);
   const fake = await startFakeOpenAI({ models: [FAKE_CHAT_MODEL, FAKE_EMBEDDING_MODEL], reply: 'Hello! How can I help you today?' });
+  // The fake keeps every request for tests to inspect; a benchmark sends far too many to keep.
+  setInterval(() => {
+    fake.requests.length = 0;
+  }, 1000).unref();
   announceReady({ url: fake.url }, () => ({ chatRequests: fake.chatRequests() }));
 }
