@@ -2,17 +2,8 @@
 // data dir (no compute node: the built-in embedder is the only one), one tenant, an
 // API key and a workspace; the corpus uploaded through the public API as multipart
 // and searched with POST /api/os/search, exactly as an integration would.
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { pino } from 'pino';
-import { issueApiKey } from '../../src/areas/auth/api-keys/service.js';
-import { createTenant } from '../../src/areas/auth/tenants/service.js';
-import { createContext } from '../../src/context.js';
-import { buildApp } from '../../src/gateway/app.js';
-import { loadConfig } from '../../src/platform/config.js';
 import type { CorpusFile } from './dataset.js';
+import { type Call, type DocumentRecord, startInProcessGateway } from './gateway.js';
 import { MODES, type Mode, type SearchOutcome, type Searcher, type Snippet } from './types.js';
 
 const MEDIA_TYPES: Record<string, string> = {
@@ -23,41 +14,16 @@ const MEDIA_TYPES: Record<string, string> = {
   json: 'application/json',
 };
 
-interface DocumentRecord {
-  id: string;
-  name: string;
-  status: 'queued' | 'processing' | 'ready' | 'failed';
-  error: string | null;
-  chunkCount: number;
-  stage?: string | null;
-}
-
 export interface GatewayOptions {
   logLevel: string;
   ingestTimeoutMs: number;
 }
 
 export async function startGatewaySearcher(corpus: CorpusFile[], options: GatewayOptions): Promise<Searcher & { ingest: IngestReport }> {
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-retrieval-bench-'));
-  const config = loadConfig({
-    GATEWAY_DATA_DIR: dataDir,
-    GATEWAY_TLS: 'off',
-    GATEWAY_LOG_LEVEL: options.logLevel,
-    GATEWAY_SECRET: randomBytes(32).toString('base64url'),
-  });
-  const ctx = await createContext(config);
-  const app = await buildApp(ctx, { logStream: pino.destination({ dest: '/dev/null', sync: false }) });
-  const close = async () => {
-    await app.close();
-    await ctx.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  const gateway = await startInProcessGateway({ logLevel: options.logLevel });
+  const close = () => gateway.close();
   try {
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const tenant = await createTenant(ctx, `retrieval-bench-${randomBytes(3).toString('hex')}`);
-    const { key } = await issueApiKey(ctx, tenant.id, { name: 'retrieval bench' }, null);
-    const call = api(base, key);
+    const { call } = await gateway.tenant('retrieval-bench');
 
     const workspace = (await call('POST', '/api/os/workspaces', { name: 'Retrieval quality benchmark' }, 201)) as { id: string };
     const ingest = await upload(call, workspace.id, corpus, options.ingestTimeoutMs);
@@ -81,23 +47,6 @@ export async function startGatewaySearcher(corpus: CorpusFile[], options: Gatewa
     await close();
     throw error;
   }
-}
-
-type Call = (method: string, route: string, body: unknown, expect: number | number[]) => Promise<unknown>;
-
-function api(base: string, key: string): Call {
-  return async (method, route, body, expect) => {
-    const isForm = body instanceof FormData;
-    const response = await fetch(`${base}${route}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined || isForm ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : isForm ? body : JSON.stringify(body),
-    });
-    const text = await response.text();
-    const expected = Array.isArray(expect) ? expect : [expect];
-    if (!expected.includes(response.status)) throw new Error(`${method} ${route} answered ${response.status}: ${text.slice(0, 500)}`);
-    return text ? JSON.parse(text) : undefined;
-  };
 }
 
 export interface IngestReport {

@@ -5,6 +5,7 @@ export interface Summary {
   mean: number;
   p50: number;
   p90: number;
+  p95: number;
   p99: number;
   max: number;
 }
@@ -15,7 +16,15 @@ export function summarize(values: number[]): Summary {
   const at = (p: number) =>
     sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
   const mean = sorted.length === 0 ? NaN : sorted.reduce((sum, v) => sum + v, 0) / sorted.length;
-  return { count: sorted.length, mean, p50: at(50), p90: at(90), p99: at(99), max: sorted.length === 0 ? NaN : sorted[sorted.length - 1]! };
+  return {
+    count: sorted.length,
+    mean,
+    p50: at(50),
+    p90: at(90),
+    p95: at(95),
+    p99: at(99),
+    max: sorted.length === 0 ? NaN : sorted[sorted.length - 1]!,
+  };
 }
 
 /** Least-squares slope of y over x. */
