@@ -111,7 +111,7 @@ describe('ingestion', () => {
     // The PDF's chunk knows its page and the DOCX's its heading path.
     const charging = (await search('Where are forklift batteries charged?', { topK: 1 })).data[0];
     assert.equal(charging.source.page, 2);
-    const badge = (await search('Who hands out the badge?', { topK: 1 })).data[0];
+    const badge = (await search('Who hands out the badge to new colleagues?', { topK: 1 })).data[0];
     assert.deepEqual(badge.source.headingPath, ['Onboarding', 'First week']);
 
     // And a grounded answer puts the PDF's passage into the engine's prompt.

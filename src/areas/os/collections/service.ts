@@ -12,6 +12,8 @@ import type { Collection, CollectionPatch, NewCollection } from './schemas.js';
 
 export interface CollectionDeps extends EmbeddingDeps {
   db: Database;
+  /** The ingestion runner, told when a collection waits to be re-embedded. */
+  ingestion: { wake(): void };
 }
 
 const DEFAULT_LANGUAGE = 'english';
@@ -126,6 +128,7 @@ export async function updateCollection(
     return collectionRepository.update(q, principal.tenantId, id, change);
   });
   if (!row) throw notFound('Collection');
+  if (row.pending_embedding_model !== null) deps.ingestion.wake();
   return toCollection(row);
 }
 

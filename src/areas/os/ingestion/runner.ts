@@ -1,7 +1,7 @@
 // The ingestion runner: a few workers (GATEWAY_INGEST_CONCURRENCY) that claim queued
 // documents and process them, then fill in vectors for collections changing embedder.
-// Uploads wake it at once; otherwise it looks every few seconds (retries that came
-// due, documents whose worker died). Nothing here runs on behalf of a request: a
+// Uploads (and embedder changes) wake it at once; otherwise it looks when a retry
+// comes due or a claimed document's lease runs out, and once a minute. Nothing here runs on behalf of a request: a
 // slow PDF or a slow embedding node never holds an HTTP answer.
 import type { Database } from '../../../platform/db/database.js';
 import { AppError } from '../../../platform/errors.js';
@@ -22,7 +22,9 @@ export interface IngestionDeps extends ProcessDeps {
 // A worker renews its lease this often; a lease not renewed for LEASE_SECONDS is taken as a dead worker's.
 const LEASE_SECONDS = 30;
 const RENEW_MS = 10_000;
-const IDLE_POLL_MS = 5_000;
+const IDLE_POLL_MS = 60_000;
+// Never poll faster than this, even when something is due (a retry, another worker's document).
+const BUSY_POLL_MS = 1_000;
 // Retries wait 5 s, 20 s, 80 s… so a node that is down for a minute does not fail a document.
 const retryDelaySeconds = (attempt: number) => 5 * 4 ** (attempt - 1);
 
@@ -85,16 +87,34 @@ export class IngestionRunner {
         // The database is away (shutting down, a restart): wait and look again.
         if (this.running) this.deps.log?.('error', `ingestion: ${(error as Error).message}`);
       }
-      if (!didWork && this.running) await this.idle();
+      if (!didWork && this.running) await this.idle(await this.untilDue());
     }
   }
 
-  private idle(): Promise<void> {
+  /**
+   * How long to sleep: until the next retry comes due or a claimed document's lease
+   * runs out (a dead worker's, maybe another replica's), at most IDLE_POLL_MS. With
+   * nothing pending at all the runner sleeps that long (or until an upload wakes it),
+   * so an idle server does no database work.
+   */
+  private async untilDue(): Promise<number> {
+    try {
+      const [row] = await this.deps.db.query<{ ms: number | null }>(
+        `SELECT EXTRACT(EPOCH FROM (min(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) - now())) * 1000 AS ms
+         FROM documents WHERE status IN ('queued', 'processing')`,
+      );
+      return row?.ms === null || row?.ms === undefined ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(BUSY_POLL_MS, row.ms));
+    } catch {
+      return BUSY_POLL_MS;
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         if (this.wakeUp === done) this.wakeUp = undefined;
         resolve();
-      }, IDLE_POLL_MS);
+      }, ms);
       timer.unref();
       const previous = this.wakeUp;
       const done = () => {
