@@ -36,10 +36,14 @@ export interface LexicalSearch {
   limit?: number;
 }
 
-interface QueryTerm {
-  term: string;
-  idf: number;
-}
+/**
+ * Chunks read and scored per language group at most. Candidates come from the query's
+ * rarest terms first (the ones that carry its meaning), adding terms while their
+ * summed document frequency stays within this budget; commoner terms still count in
+ * the score of every candidate, they just do not bring in candidates of their own.
+ * Only a query made of nothing but very common terms is cut to this many matches.
+ */
+export const CANDIDATE_BUDGET = 2000;
 
 export async function lexicalCandidates(q: Queryable, search: LexicalSearch): Promise<LexicalHit[]> {
   const { collections, tenantId } = search;
@@ -52,46 +56,82 @@ export async function lexicalCandidates(q: Queryable, search: LexicalSearch): Pr
 
   // The query's lexemes in the collections' language, with their document frequency there.
   const stats = await q.query<{ term: string; df: number }>(
-    `SELECT u.lexeme AS term,
+    `SELECT DISTINCT u.lexeme AS term,
             COALESCE((SELECT sum(ct.df) FROM collection_terms ct JOIN collections c ON c.id = ct.collection_id
                       WHERE c.tenant_id = $1 AND ct.collection_id = ANY($2::text[]) AND ct.term = u.lexeme), 0)::float8 AS df
      FROM unnest(to_tsvector($3::regconfig, $4)) u`,
     [tenantId, collectionIds, language, search.query],
   );
-  const terms: QueryTerm[] = stats.map(({ term, df }) => ({ term, idf: Math.log(1 + (chunkCount - df + 0.5) / (df + 0.5)) }));
-  const present = terms.filter((t) => stats.find((s) => s.term === t.term)!.df > 0);
-  if (present.length === 0) return [];
+  const terms = stats.map(({ term, df }) => ({ term, df, idf: Math.log(1 + (chunkCount - df + 0.5) / (df + 0.5)) }));
   const idfMass = terms.reduce((sum, t) => sum + t.idf, 0);
+  const present = terms.filter((t) => t.df > 0).sort((a, b) => a.df - b.df || (a.term < b.term ? -1 : 1));
+  if (present.length === 0) return [];
+  const essential: typeof present = [];
+  let postings = 0;
+  for (const t of present) {
+    if (essential.length > 0 && postings + t.df > CANDIDATE_BUDGET) break;
+    essential.push(t);
+    postings += t.df;
+  }
 
-  const rows = await q.query<{ id: string; bm25: number }>(
-    `SELECT c.id, sum(t.idf * s.tf * ($5::float8 + 1) / (s.tf + $5::float8 * (1 - $6::float8 + $6::float8 * c.length / $7::float8)))::float8 AS bm25
+  // Each term's occurrences, and those in the title or heading path, read through ts_rank (see termFrequency).
+  const termParams = present.map((_, i) => `$${6 + i}::tsquery`);
+  const rows = await q.query<{ id: string; length: number; all: number[]; titled: number[] }>(
+    `SELECT c.id, c.length,
+            ARRAY[${termParams.map((t) => `ts_rank('{1,1,1,1}', c.tsv, ${t})`).join(', ')}]::float8[] AS all,
+            ARRAY[${termParams.map((t) => `ts_rank('{0,0,0,1}', c.tsv, ${t})`).join(', ')}]::float8[] AS titled
      FROM chunks c
-     CROSS JOIN LATERAL unnest(c.tsv) u
-     JOIN unnest($3::text[], $4::float8[]) AS t(term, idf) ON t.term = u.lexeme
-     CROSS JOIN LATERAL (SELECT cardinality(u.positions) + $8::int * cardinality(array_positions(u.weights, 'A')) AS tf) s
-     WHERE c.tenant_id = $1 AND c.collection_id = ANY($2::text[]) AND c.tsv @@ $9::tsquery
-       AND ($10::text[] IS NULL OR c.document_id = ANY($10::text[]))
-     GROUP BY c.id
-     ORDER BY bm25 DESC, c.id
-     LIMIT $11`,
+     WHERE c.tenant_id = $1 AND c.collection_id = ANY($2::text[]) AND c.tsv @@ $3::tsquery
+       AND ($4::text[] IS NULL OR c.document_id = ANY($4::text[]))
+     LIMIT $5`,
     [
       tenantId,
       collectionIds,
-      present.map((t) => t.term),
-      present.map((t) => t.idf),
-      BM25_K1,
-      BM25_B,
-      avgLength,
-      TITLE_WEIGHT - 1,
-      anyOf(present.map((t) => t.term)),
+      anyOf(essential.map((t) => t.term)),
       search.documentIds,
-      search.limit ?? LEXICAL_CANDIDATES,
+      CANDIDATE_BUDGET,
+      ...present.map((t) => anyOf([t.term])),
     ],
   );
-  return rows.map((row) => ({ chunkId: row.id, bm25: row.bm25, relevance: Math.min(1, row.bm25 / idfMass) }));
+  const hits = rows.map((row) => {
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * row.length) / avgLength);
+    let bm25 = 0;
+    present.forEach((t, i) => {
+      const tf = termFrequency(row.all[i]!) + (TITLE_WEIGHT - 1) * termFrequency(row.titled[i]!);
+      if (tf > 0) bm25 += (t.idf * tf * (BM25_K1 + 1)) / (tf + norm);
+    });
+    return { chunkId: row.id, bm25, relevance: Math.min(1, bm25 / idfMass) };
+  });
+  return hits.sort((a, b) => b.bm25 - a.bm25 || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, search.limit ?? LEXICAL_CANDIDATES);
 }
 
 /** A tsquery matching any of the lexemes, taken as they are (already normalised: no second stemming). */
 export function anyOf(lexemes: string[]): string {
   return lexemes.map((lexeme) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
+}
+
+// ts_rank of a one-lexeme query, all weights 1, is sum(1/j², j = 1..tf) / (π²/6) (PostgreSQL's
+// calc_rank_or): a strictly rising function of the lexeme's number of positions, computed in C
+// without unpacking the tsvector, which unnest(tsv) does at ~0.1 ms a chunk. With only weight A
+// counted it gives the occurrences in the title and heading path, which come first in every
+// chunk's tsvector (store.ts). tsvectors keep at most 256 positions per lexeme.
+const MAX_POSITIONS = 256;
+const RANK_OF_TF = (() => {
+  const ranks = [0];
+  let sum = 0;
+  for (let n = 1; n <= MAX_POSITIONS; n++) ranks.push((sum += 1 / (n * n)) / 1.64493406685);
+  return ranks;
+})();
+
+/** The number of positions a ts_rank value above stands for (the nearest; float4 rounding makes it inexact). */
+export function termFrequency(rank: number): number {
+  if (!(rank > 0)) return 0;
+  let lo = 0;
+  let hi = MAX_POSITIONS;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (RANK_OF_TF[mid]! < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && rank - RANK_OF_TF[lo - 1]! < RANK_OF_TF[lo]! - rank ? lo - 1 : lo;
 }
