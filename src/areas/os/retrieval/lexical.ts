@@ -119,7 +119,10 @@ const MAX_POSITIONS = 256;
 const RANK_OF_TF = (() => {
   const ranks = [0];
   let sum = 0;
-  for (let n = 1; n <= MAX_POSITIONS; n++) ranks.push((sum += 1 / (n * n)) / 1.64493406685);
+  for (let n = 1; n <= MAX_POSITIONS; n++) {
+    sum += 1 / (n * n);
+    ranks.push(sum / 1.64493406685);
+  }
   return ranks;
 })();
 
