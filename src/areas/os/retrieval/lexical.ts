@@ -43,7 +43,7 @@ export interface LexicalSearch {
  * the score of every candidate, they just do not bring in candidates of their own.
  * Only a query made of nothing but very common terms is cut to this many matches.
  */
-export const CANDIDATE_BUDGET = 2000;
+export const CANDIDATE_BUDGET = 1000;
 
 export async function lexicalCandidates(q: Queryable, search: LexicalSearch): Promise<LexicalHit[]> {
   const { collections, tenantId } = search;
@@ -74,35 +74,42 @@ export async function lexicalCandidates(q: Queryable, search: LexicalSearch): Pr
     postings += t.df;
   }
 
-  // Each term's occurrences, and those in the title or heading path, read through ts_rank (see termFrequency).
-  const termParams = present.map((_, i) => `$${6 + i}::tsquery`);
-  const rows = await q.query<{ id: string; length: number; all: number[]; titled: number[] }>(
-    `SELECT c.id, c.length,
-            ARRAY[${termParams.map((t) => `ts_rank('{1,1,1,1}', c.tsv, ${t})`).join(', ')}]::float8[] AS all,
-            ARRAY[${termParams.map((t) => `ts_rank('{0,0,0,1}', c.tsv, ${t})`).join(', ')}]::float8[] AS titled
-     FROM chunks c
-     WHERE c.tenant_id = $1 AND c.collection_id = ANY($2::text[]) AND c.tsv @@ $3::tsquery
-       AND ($4::text[] IS NULL OR c.document_id = ANY($4::text[]))
-     LIMIT $5`,
+  // Each term's occurrences, and those in the title or heading path, read through ts_rank
+  // (see TF_OF_RANK), on one in-memory copy of the tsvector per chunk (`|| ''`: three times
+  // faster than ts_rank on the stored column, measured).
+  const rows = await q.query<{ id: string; bm25: number }>(
+    `WITH matched AS MATERIALIZED (
+       SELECT c.id, c.length, c.tsv || ''::tsvector AS tsv FROM chunks c
+       WHERE c.tenant_id = $1 AND c.collection_id = ANY($2::text[]) AND c.tsv @@ $3::tsquery
+         AND ($4::text[] IS NULL OR c.document_id = ANY($4::text[]))
+       LIMIT $5
+     ), frequencies AS (
+       SELECT m.id, m.length, t.idf, ${tfOfRank('r.any_weight')} + $10::int * ${tfOfRank('r.title')} AS tf
+       FROM matched m
+       CROSS JOIN unnest($6::tsquery[], $7::float8[]) AS t(query, idf)
+       CROSS JOIN LATERAL (SELECT ts_rank('{1,1,1,1}', m.tsv, t.query) AS any_weight, ts_rank('{0,0,0,1}', m.tsv, t.query) AS title) r
+     )
+     SELECT id, sum(idf * tf * ($8::float8 + 1) / (tf + $8::float8 * (1 - $9::float8 + $9::float8 * length / $11::float8)))::float8 AS bm25
+     FROM frequencies WHERE tf > 0
+     GROUP BY id
+     ORDER BY bm25 DESC, id
+     LIMIT $12`,
     [
       tenantId,
       collectionIds,
       anyOf(essential.map((t) => t.term)),
       search.documentIds,
       CANDIDATE_BUDGET,
-      ...present.map((t) => anyOf([t.term])),
+      present.map((t) => anyOf([t.term])),
+      present.map((t) => t.idf),
+      BM25_K1,
+      BM25_B,
+      TITLE_WEIGHT - 1,
+      avgLength,
+      search.limit ?? LEXICAL_CANDIDATES,
     ],
   );
-  const hits = rows.map((row) => {
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * row.length) / avgLength);
-    let bm25 = 0;
-    present.forEach((t, i) => {
-      const tf = termFrequency(row.all[i]!) + (TITLE_WEIGHT - 1) * termFrequency(row.titled[i]!);
-      if (tf > 0) bm25 += (t.idf * tf * (BM25_K1 + 1)) / (tf + norm);
-    });
-    return { chunkId: row.id, bm25, relevance: Math.min(1, bm25 / idfMass) };
-  });
-  return hits.sort((a, b) => b.bm25 - a.bm25 || (a.chunkId < b.chunkId ? -1 : 1)).slice(0, search.limit ?? LEXICAL_CANDIDATES);
+  return rows.map((row) => ({ chunkId: row.id, bm25: row.bm25, relevance: Math.min(1, row.bm25 / idfMass) }));
 }
 
 /** A tsquery matching any of the lexemes, taken as they are (already normalised: no second stemming). */
@@ -110,31 +117,14 @@ export function anyOf(lexemes: string[]): string {
   return lexemes.map((lexeme) => `'${lexeme.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`).join(' | ');
 }
 
-// ts_rank of a one-lexeme query, all weights 1, is sum(1/j², j = 1..tf) / (π²/6) (PostgreSQL's
-// calc_rank_or): a strictly rising function of the lexeme's number of positions, computed in C
-// without unpacking the tsvector, which unnest(tsv) does at ~0.1 ms a chunk. With only weight A
-// counted it gives the occurrences in the title and heading path, which come first in every
-// chunk's tsvector (store.ts). tsvectors keep at most 256 positions per lexeme.
-const MAX_POSITIONS = 256;
-const RANK_OF_TF = (() => {
-  const ranks = [0];
-  let sum = 0;
-  for (let n = 1; n <= MAX_POSITIONS; n++) {
-    sum += 1 / (n * n);
-    ranks.push(sum / 1.64493406685);
-  }
-  return ranks;
-})();
-
-/** The number of positions a ts_rank value above stands for (the nearest; float4 rounding makes it inexact). */
-export function termFrequency(rank: number): number {
-  if (!(rank > 0)) return 0;
-  let lo = 0;
-  let hi = MAX_POSITIONS;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (RANK_OF_TF[mid]! < rank) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo > 0 && rank - RANK_OF_TF[lo - 1]! < RANK_OF_TF[lo]! - rank ? lo - 1 : lo;
-}
+/**
+ * The number of positions of a lexeme, from ts_rank of a one-lexeme query. With every
+ * weight 1, PostgreSQL's calc_rank_or gives r = H(tf) / ζ(2), H(n) = Σ 1/j² for j = 1..n:
+ * computed in C without unpacking the tsvector (unnest(tsv) costs ~0.1 ms a chunk here).
+ * Since ζ(2) − H(n) ≈ 1/(n + ½), tf = round(1 / (ζ(2)·(1 − r)) − ½): exact as far as float4
+ * allows (to ~100 positions; ±1 beyond, where BM25 has long saturated). With only weight A
+ * counted it gives the occurrences in the title and heading path, which come first in every
+ * chunk's tsvector (store.ts), so the same formula holds.
+ */
+export const tfOfRank = (rank: string): string =>
+  `(CASE WHEN ${rank} > 0 THEN round(1 / (1.64493406685 * (1 - ${rank}::float8)) - 0.5) ELSE 0 END)`;
