@@ -89,7 +89,9 @@ CREATE TABLE chunks (
 );
 CREATE INDEX chunks_document_idx ON chunks (document_id, chunk_index);
 CREATE INDEX chunks_collection_idx ON chunks (collection_id);
-CREATE INDEX chunks_tsv_idx ON chunks USING gin (tsv);
+-- fastupdate off: the embedded database runs no autovacuum, so a pending list would never
+-- be merged and would make every search scan it (and the planner give up on the index).
+CREATE INDEX chunks_tsv_idx ON chunks USING gin (tsv) WITH (fastupdate = off);
 
 -- BM25's document frequencies: in how many chunks of the collection each lexeme occurs.
 CREATE TABLE collection_terms (

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { retrieve, EmbedderUnavailableError, type RetrievalRequest } from '../../src/areas/os/retrieval/search.js';
-import { lexicalCandidates } from '../../src/areas/os/retrieval/lexical.js';
+import { anyOf, lexicalCandidates, tfOfRank } from '../../src/areas/os/retrieval/lexical.js';
 import { LEXICAL_MIN_RELEVANCE } from '../../src/areas/os/retrieval/fusion.js';
 import { removeDocumentChunks } from '../../src/areas/os/chunks/store.js';
 import { resolveScopes } from '../../src/areas/os/retrieval/scopes.js';
@@ -73,6 +73,30 @@ describe('os retrieval', () => {
     assert.equal(stats!.chunk_count, 12);
     const [sum] = await gw.ctx.db.query<{ n: number }>('SELECT sum(length)::int AS n FROM chunks WHERE collection_id = $1', [handbook.id]);
     assert.equal(stats!.total_length, sum!.n);
+  });
+
+  it('reads term frequencies through ts_rank exactly as unnest(tsv) counts the positions', async () => {
+    const ws = await createWorkspace(gw, tenantA);
+    const c = await createCollection(gw, tenantA, ws, { embedder: null, language: 'simple' });
+    const counts = [1, 2, 3, 5, 8, 13, 40, 100, 255];
+    await addDocument(
+      gw,
+      c,
+      'Counts',
+      counts.map((n, i) => ({ content: `${'alpha '.repeat(n)} beta gamma`, headingPath: i % 2 ? ['alpha alpha beta'] : [] })),
+    );
+    const rows = await gw.ctx.db.query<{ positions: number; titled: number; tf: number; tf_title: number }>(
+      `SELECT cardinality(u.positions) AS positions, cardinality(array_positions(u.weights, 'A')) AS titled,
+              ${tfOfRank("ts_rank('{1,1,1,1}', c.tsv, $2::tsquery)")}::int AS tf, ${tfOfRank("ts_rank('{0,0,0,1}', c.tsv, $2::tsquery)")}::int AS tf_title
+       FROM chunks c, unnest(c.tsv) u WHERE c.collection_id = $1 AND u.lexeme = 'alpha'`,
+      [c.id, anyOf(['alpha'])],
+    );
+    assert.equal(rows.length, counts.length);
+    for (const row of rows) {
+      // Exact as far as float4 allows: to ~100 positions; within one beyond.
+      assert.ok(Math.abs(row.tf - row.positions) <= (row.positions > 100 ? 1 : 0), JSON.stringify(row));
+      assert.equal(row.tf_title, row.titled, JSON.stringify(row));
+    }
   });
 
   it('boosts a match in the title or heading path over the same word in the text', async () => {
