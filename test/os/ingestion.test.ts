@@ -94,7 +94,7 @@ describe('ingestion', () => {
     const expectations: [string, string, RegExp][] = [
       ['Which vest do forklift operators wear in warehouse Delta?', 'safety.pdf', /high-visibility vest/],
       ['Where are forklift batteries charged?', 'safety.pdf', /bay seventeen/],
-      ['Who hands out the badge to new colleagues?', 'onboarding.docx', /reception desk/],
+      ['Where do new colleagues receive their badge?', 'onboarding.docx', /reception desk/],
       ['Who owns the ticketing tool?', 'onboarding.docx', /Ticketing.*Olusegun/],
       ['What is the nominal pressure of the Zephyr-9 pump?', 'pump.html', /42 bar/],
       ['What budget did the board approve?', 'minutes.txt', /1\.2 million/],
@@ -111,7 +111,7 @@ describe('ingestion', () => {
     // The PDF's chunk knows its page and the DOCX's its heading path.
     const charging = (await search('Where are forklift batteries charged?', { topK: 1 })).data[0];
     assert.equal(charging.source.page, 2);
-    const badge = (await search('Who hands out the badge to new colleagues?', { topK: 1 })).data[0];
+    const badge = (await search('Where do new colleagues receive their badge?', { topK: 1 })).data[0];
     assert.deepEqual(badge.source.headingPath, ['Onboarding', 'First week']);
 
     // And a grounded answer puts the PDF's passage into the engine's prompt.

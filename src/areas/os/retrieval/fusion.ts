@@ -10,8 +10,10 @@ export const RRF_K = 60;
 /**
  * A passage is lexical evidence when it covers at least this share of the query's
  * idf mass (LexicalHit.relevance): most of what is distinctive in the question.
+ * Tuned on bench/retrieval (docs/retrieval.md): at 0.45 most unanswerable questions
+ * found some passage sharing half their words.
  */
-export const LEXICAL_MIN_RELEVANCE = 0.45;
+export const LEXICAL_MIN_RELEVANCE = 0.65;
 /**
  * A passage is vector evidence when its cosine similarity to the query reaches this.
  * Embedders differ in how similar unrelated texts look; VECTOR_MIN_SIMILARITY_BY_EMBEDDER
@@ -19,8 +21,29 @@ export const LEXICAL_MIN_RELEVANCE = 0.45;
  */
 export const VECTOR_MIN_SIMILARITY = 0.5;
 export const VECTOR_MIN_SIMILARITY_BY_EMBEDDER: Record<string, number> = {};
+/**
+ * Cosine similarity alone cannot tell an answer from the best of nothing (averaged word
+ * vectors make any two English texts look ~0.6 alike), but an answer stands out from
+ * the query's neighbourhood: a vector hit is evidence only when it lies at least this
+ * far above the mean similarity of the query's VECTOR_NEIGHBOURHOOD nearest chunks.
+ * A question the documents cannot answer meets a flat neighbourhood.
+ */
+export const VECTOR_MIN_MARGIN = 0.08;
+export const VECTOR_NEIGHBOURHOOD = 10;
 
 export const vectorFloorFor = (embedder: string): number => VECTOR_MIN_SIMILARITY_BY_EMBEDDER[embedder] ?? VECTOR_MIN_SIMILARITY;
+
+/**
+ * The similarity a hit among `nearest` (sorted, most similar first) must reach to count
+ * as evidence: the embedder's floor, and the margin above the neighbourhood when there
+ * is one (a collection of a few chunks has none; the floor alone applies there).
+ */
+export function vectorEvidenceFloor(embedder: string, nearest: readonly { similarity: number }[]): number {
+  const floor = vectorFloorFor(embedder);
+  if (nearest.length < VECTOR_NEIGHBOURHOOD) return floor;
+  const mean = nearest.slice(0, VECTOR_NEIGHBOURHOOD).reduce((sum, hit) => sum + hit.similarity, 0) / VECTOR_NEIGHBOURHOOD;
+  return Math.max(floor, mean + VECTOR_MIN_MARGIN);
+}
 
 /** A vector hit with the floor of the embedder that found it. */
 export interface ScoredVectorHit extends VectorHit {

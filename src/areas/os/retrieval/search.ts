@@ -4,7 +4,7 @@
 // each collection's embedder, fused by reciprocal rank, then kept only where a leg has
 // absolute evidence (fusion.ts).
 import type { Database } from '../../../platform/db/database.js';
-import { fuse, vectorFloorFor, type FusedHit, type ScoredVectorHit } from './fusion.js';
+import { fuse, vectorEvidenceFloor, type FusedHit, type ScoredVectorHit } from './fusion.js';
 import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexical.js';
 import { retrievalRepository, type SnippetRow } from './repository.js';
 import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
@@ -101,7 +101,7 @@ async function vectorLeg(
       dimensions: embedder.dimensions,
       vector,
     });
-    const floor = vectorFloorFor(embedder.model);
+    const floor = vectorEvidenceFloor(embedder.model, found);
     hits.push(...found.map((hit) => ({ ...hit, floor })));
   }
   return hits.sort((a, b) => b.similarity - a.similarity).slice(0, VECTOR_CANDIDATES);
