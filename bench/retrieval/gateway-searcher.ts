@@ -26,7 +26,7 @@ export async function startGatewaySearcher(corpus: CorpusFile[], options: Gatewa
     const { call } = await gateway.tenant('retrieval-bench');
 
     const workspace = (await call('POST', '/api/os/workspaces', { name: 'Retrieval quality benchmark' }, 201)) as { id: string };
-    const ingest = await upload(call, workspace.id, corpus, options.ingestTimeoutMs);
+    const ingest = await uploadCorpus(call, workspace.id, corpus, options.ingestTimeoutMs);
 
     return {
       name: 'gateway',
@@ -55,7 +55,8 @@ export interface IngestReport {
   seconds: number;
 }
 
-async function upload(call: Call, workspaceId: string, corpus: CorpusFile[], timeoutMs: number): Promise<IngestReport> {
+/** Uploads the corpus in one multipart request and waits until every document is ready. */
+export async function uploadCorpus(call: Call, workspaceId: string, corpus: CorpusFile[], timeoutMs: number): Promise<IngestReport> {
   const started = performance.now();
   const form = new FormData();
   for (const file of corpus) {
