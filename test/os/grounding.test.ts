@@ -82,7 +82,7 @@ describe('grounded chat/completions', () => {
   });
 
   it('answers from the documents: the passage reaches the prompt as a numbered source and comes back as rag_snippets', async () => {
-    const response = await ask('How many days of annual leave does an employee get?');
+    const response = await ask('How many days of paid annual leave does every employee receive?');
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.rag_active, true);
     assert.equal(response.body.rag_status, 'active');
@@ -96,7 +96,7 @@ describe('grounded chat/completions', () => {
     assert.equal(prompt[0].role, 'system');
     assert.match(prompt[0].content, /\[1\] Employee Handbook › .*Annual leave\n.*twenty-five days/s);
     assert.match(prompt[0].content, /Cite every source/);
-    assert.equal(prompt.at(-1).content, 'How many days of annual leave does an employee get?');
+    assert.equal(prompt.at(-1).content, 'How many days of paid annual leave does every employee receive?');
   });
 
   it('finds a table row with its header', async () => {
@@ -192,7 +192,7 @@ describe('grounded chat/completions', () => {
     const narrowed = await chat({ messages: [{ role: 'user', content: 'annual leave days' }], ragScopes: [{ documentIds: [prices.id] }] });
     assert.equal(narrowed.status, 200, narrowed.text);
     assert.ok(narrowed.body.rag_snippets.every((s: any) => s.documentId === prices.id));
-    const question = 'How many days of annual leave do employees get?';
+    const question = 'How many days of paid annual leave does every employee receive?';
     const loose = await chat({ messages: [{ role: 'user', content: question }], ragScopes: [{ workspaceId }] });
     assert.equal(loose.body.rag_active, true, loose.text);
     const best = Math.max(...loose.body.rag_snippets.map((s: any) => s.score));

@@ -95,7 +95,7 @@ describe('ingestion', () => {
       ['Which vest do forklift operators wear in warehouse Delta?', 'safety.pdf', /high-visibility vest/],
       ['Where are forklift batteries charged?', 'safety.pdf', /bay seventeen/],
       ['Where do new colleagues receive their badge?', 'onboarding.docx', /reception desk/],
-      ['Who owns the ticketing tool?', 'onboarding.docx', /Ticketing.*Olusegun/],
+      ['Who is the owner of the ticketing tool?', 'onboarding.docx', /Ticketing.*Olusegun/],
       ['What is the nominal pressure of the Zephyr-9 pump?', 'pump.html', /42 bar/],
       ['What budget did the board approve?', 'minutes.txt', /1\.2 million/],
       ['Which team owns the billing service?', 'service.json', /Team Orca/],
@@ -164,8 +164,11 @@ describe('ingestion', () => {
       json: { name: 'restart.md', text: '# Restart\n\nThe lighthouse keeper winds the clock every evening.' },
     });
     assert.equal(uploaded.status, 202, uploaded.text);
+    // On the embedded database the next start resumes it at once (no other process can hold it);
+    // on PostgreSQL another replica might, so the lease decides: here one that has run out.
+    const lease = gw.ctx.db.kind === 'embedded' ? "now() + interval '1 hour'" : "now() - interval '1 second'";
     await gw.ctx.db.query(
-      `UPDATE documents SET status = 'processing', stage = 'embedding', attempts = 1, lease_until = now() + interval '1 hour' WHERE id = $1`,
+      `UPDATE documents SET status = 'processing', stage = 'embedding', attempts = 1, lease_until = ${lease} WHERE id = $1`,
       [uploaded.body.id],
     );
     gw = await gw.restart();
@@ -174,7 +177,8 @@ describe('ingestion', () => {
     assert.match((await search('Who winds the clock?')).data[0].content, /lighthouse keeper/);
   });
 
-  it("embeds with a node's model when the collection names one, and re-embeds in the background when it changes", async () => {
+  it("embeds with a node's model when the collection names one, and re-embeds in the background when it changes", async (t) => {
+    if (!gw.ctx.vector) return t.skip('needs pgvector (vectors live in chunk_vectors)');
     const created = await gw.request('POST', `/api/os/workspaces/${workspaceId}/collections`, {
       ...key(),
       json: { name: 'On the node', embeddingModel: 'embed-model' },
@@ -223,7 +227,8 @@ describe('ingestion', () => {
     );
   });
 
-  it('retries a document whose embedding node is down and ends with a clear error', async () => {
+  it('retries a document whose embedding node is down and ends with a clear error', async (t) => {
+    if (!gw.ctx.vector) return t.skip('needs pgvector (no embedder without it)');
     const created = await gw.request('POST', `/api/os/workspaces/${workspaceId}/collections`, {
       ...key(),
       json: { name: 'Flaky', embeddingModel: 'embed-model' },
