@@ -1,9 +1,9 @@
-// Helpers for the document tests: files of every supported type, built here (a PDF
-// with pdf-lib, a DOCX with jszip), and multipart uploads sent as a browser would.
+// Helpers for the document tests: multipart uploads sent as a browser would, a zip
+// that is no DOCX, and an upload too large to hold, generated as it is sent.
 import http from 'node:http';
 import { Readable } from 'node:stream';
 import JSZip from 'jszip';
-import { PDFDocument, StandardFonts } from 'pdf-lib';
+import { sampleDocx, samplePdf } from '../helpers/documents.js';
 import type { TestGateway, TestResponse } from '../helpers/gateway.js';
 
 export interface FilePart {
@@ -41,34 +41,9 @@ export async function uploadFiles(
   return { status: response.status, headers: response.headers, text, body };
 }
 
-export async function pdfWith(lines: string[]): Promise<Uint8Array> {
-  const pdf = await PDFDocument.create();
-  const font = await pdf.embedFont(StandardFonts.Helvetica);
-  const page = pdf.addPage();
-  for (const [i, line] of lines.entries()) page.drawText(line, { x: 50, y: 750 - i * 20, size: 12, font });
-  return pdf.save();
-}
-
-export async function docxWith(paragraph: string): Promise<Uint8Array> {
-  const zip = new JSZip();
-  zip.file(
-    '[Content_Types].xml',
-    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
-      '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-  );
-  zip.file(
-    '_rels/.rels',
-    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
-      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>',
-  );
-  zip.file(
-    'word/document.xml',
-    '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">' +
-      `<w:body><w:p><w:r><w:t>${paragraph}</w:t></w:r></w:p></w:body></w:document>`,
-  );
-  return zip.generateAsync({ type: 'uint8array' });
-}
+// Files of every type come from test/helpers/documents.ts (samplePdf, sampleDocx…).
+export const pdfWith = (lines: string[]): Promise<Buffer> => samplePdf([lines]);
+export const docxWith = (paragraph: string): Promise<Buffer> => sampleDocx([{ paragraph }]);
 
 export async function plainZip(): Promise<Uint8Array> {
   const zip = new JSZip();
