@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { MEDIA_TYPES } from '../../src/areas/os/documents/media-types.js';
 import { ExtractionError, ExtractorPool, type PoolOptions } from '../../src/areas/os/ingestion/extractor.js';
 import * as samples from '../helpers/documents.js';
@@ -110,5 +112,21 @@ describe('extraction worker pool', () => {
     await rejectsWith(inFlight, 'crashed', false);
     await rejectsWith(pool.extract(markdown(12), MEDIA_TYPES.markdown, 'c.md'), 'crashed', false);
     assert.equal(pool.threads.length, 0);
+  });
+
+  it('an idle worker does not keep the process alive (its output is not piped)', async () => {
+    const extractor = new URL('../../src/areas/os/ingestion/extractor.ts', import.meta.url).href;
+    const script = `
+      const { ExtractorPool } = await import(${JSON.stringify(extractor)});
+      const pool = new ExtractorPool(${JSON.stringify({ ...options, idleMs: 600_000 })});
+      const doc = await pool.extract(Buffer.from('# Kept\\n\\nA line.'), 'text/markdown', 'a.md');
+      process.stdout.write(doc.title);`;
+    const started = performance.now();
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      timeout: 30_000,
+    });
+    assert.equal(stdout, 'Kept');
+    assert.equal(stderr, '');
+    assert.ok(performance.now() - started < 25_000, 'exited without waiting for the idle timeout');
   });
 });

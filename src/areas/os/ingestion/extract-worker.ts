@@ -43,13 +43,27 @@ function failure(id: number, error: unknown): WorkerReply {
   return { id, ok: false, code: 'malformed', message: `The document could not be read (${message}).`, permanent: true };
 }
 
+/**
+ * Parsers' warnings are not our logs, and may quote document text: they are dropped
+ * here rather than piped to the parent (piped stdio would keep the parent process
+ * alive while this worker idles, however unref'd).
+ */
+function silenceOutput(): void {
+  const drop = () => {};
+  for (const method of ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const) console[method] = drop;
+  for (const stream of [process.stdout, process.stderr]) stream.write = () => true;
+}
+
 if (parentPort) {
   const port = parentPort;
-  void lowerThisThreadPriority();
-  port.on('message', (task: WorkerTask) => {
-    run(task).then(
-      (document) => port.postMessage({ id: task.id, ok: true, document } satisfies WorkerReply),
-      (error: unknown) => port.postMessage(failure(task.id, error)),
-    );
-  });
+  silenceOutput();
+  // Messages wait in the port until the listener is there: no document runs before the priority is lowered.
+  void lowerThisThreadPriority().then(() =>
+    port.on('message', (task: WorkerTask) => {
+      run(task).then(
+        (document) => port.postMessage({ id: task.id, ok: true, document } satisfies WorkerReply),
+        (error: unknown) => port.postMessage(failure(task.id, error)),
+      );
+    }),
+  );
 }

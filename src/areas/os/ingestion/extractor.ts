@@ -134,12 +134,7 @@ export class ExtractorPool {
         maxOldGenerationSizeMb: maxMemoryMb,
         maxYoungGenerationSizeMb: Math.max(4, Math.min(64, Math.floor(maxMemoryMb / 8))),
       },
-      // Parsers' warnings are not our logs, and may quote document text.
-      stdout: true,
-      stderr: true,
     });
-    worker.stdout.resume();
-    worker.stderr.resume();
     const pooled: PooledWorker = { worker, job: undefined, deadline: undefined, idleTimer: undefined };
     this.#workers.add(pooled);
     worker.on('message', (reply: WorkerReply) => this.#replied(pooled, reply));
