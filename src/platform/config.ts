@@ -47,7 +47,7 @@ export interface DocumentsConfig {
   uploadMaxBytes: number;
   /** Files in one multipart upload. */
   uploadMaxFiles: number;
-  /** Documents extracted and embedded at once (each extraction runs on its own worker thread). */
+  /** Documents extracted and embedded at once (and extraction worker threads kept, one per document in flight). */
   ingestConcurrency: number;
   /** Tries per document before it is marked failed. */
   ingestMaxAttempts: number;

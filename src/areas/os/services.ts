@@ -8,7 +8,7 @@ import type { Database } from '../../platform/db/database.js';
 import type { Retrieve } from '../grounding.js';
 import { BUILT_IN_DESCRIPTION, BUILT_IN_EMBEDDER, Embedders, type ModelCheck, type NodeEmbedding } from './embedders/embedders.js';
 import { WordVectorEmbedder } from './embedders/word-vectors/embedder.js';
-import { extractDocument } from './ingestion/extractor.js';
+import { ExtractorPool } from './ingestion/extractor.js';
 import { IngestionRunner, type IngestionLog } from './ingestion/runner.js';
 import { retrieve, type RetrievalDeps } from './retrieval/search.js';
 
@@ -44,19 +44,21 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
   });
   const embedders = new Embedders(wordVectors, nodeEmbedding, modelCheck);
   const documents = config.documents;
-  const extraction = {
+  // One extraction worker per document in flight, kept between documents.
+  const extractors = new ExtractorPool({
+    size: documents.ingestConcurrency,
     timeoutMs: documents.extractTimeoutMs,
     maxMemoryMb: documents.extractMaxMemoryMb,
     maxExpandedBytes: documents.extractMaxExpandedBytes,
     chunkTokens: documents.chunkTokens,
     chunkOverlapTokens: documents.chunkOverlapTokens,
-  };
+  });
   const ingestion = new IngestionRunner({
     db,
     vector,
     config: documents,
     embedders,
-    extract: (bytes, mediaType, name) => extractDocument(bytes, mediaType, name, extraction),
+    extract: (bytes, mediaType, name) => extractors.extract(bytes, mediaType, name),
     log: (level, message) => sink(level, message),
   });
   const retrieval: RetrievalDeps = { db, vector, embedQuery: embedders.embedQuery.bind(embedders) };
@@ -71,7 +73,7 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     },
     async close() {
       await ingestion.close();
-      await embedders.close();
+      await Promise.all([extractors.close(), embedders.close()]);
     },
   };
 }

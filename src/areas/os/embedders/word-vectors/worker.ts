@@ -10,6 +10,7 @@
 //   ← { type: 'error', id?, message }
 import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThisThreadPriority } from '../../../../platform/thread-priority.js';
 import { decodeTable, WordVectorFormatError } from './format.js';
 import { SifPooler } from './pooling.js';
 
@@ -27,6 +28,9 @@ export type FromWorker =
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs as a worker thread');
 const { binaryFile } = workerData as WorkerOptions;
+// Embedding a document's chunks is background work: chat requests (and the query
+// embeddings they need, a few words each) should win the cores.
+void lowerThisThreadPriority();
 let pooler: SifPooler | undefined;
 
 const reply = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
