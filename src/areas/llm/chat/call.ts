@@ -47,12 +47,16 @@ export class ChatCall {
     this.temperature = body.temperature ?? DEFAULT_TEMPERATURE;
   }
 
+  /** Whether the request has a grounding field: only then is ground() called (no await on the ungrounded path). */
+  get wantsGrounding(): boolean {
+    return wantsGrounding(this.body);
+  }
+
   /**
-   * With grounding fields: retrieves, and the engine sees the sources with the
-   * conversation. Throws retrieval's 404 for an id that is not the tenant's.
+   * Retrieves, and the engine sees the sources with the conversation. Throws
+   * retrieval's 404 for an id that is not the tenant's.
    */
   async ground(): Promise<void> {
-    if (!wantsGrounding(this.body)) return;
     const grounded = await ground(this.deps.grounding, this.tenantId, this.body, this.messages, this.maxTokens);
     this.grounding = grounded.grounding;
     this.messages = grounded.messages;

@@ -37,7 +37,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
         if (failureStatus(error) === 'unavailable') call.record(request.body.model ?? 'auto', null, 'unavailable', NO_TOKENS);
         throw error;
       }
-      await call.ground();
+      if (call.wantsGrounding) await call.ground();
       if (request.body.stream !== true) return completeJson(call, model, reply);
       // The request's own choice wins over the tenant's default, either way.
       const metadataChoices =
