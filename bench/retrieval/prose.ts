@@ -9,19 +9,10 @@
 //
 // A section is about one chunk's worth of text (~230 words, ~350 tokens with the
 // default chunker), so a document of N sections becomes about N chunks.
+import { seededRandom } from '../../test/helpers/seeded-random.js';
 import { loadCorpus } from './dataset.js';
 
-/** mulberry32: small, fast, and good enough to vary prose. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 const SECTION_WORDS = 220;
 const SENTENCE_MAX_WORDS = 40;

@@ -3,6 +3,7 @@
 // and real inference without downloading anything. The output is gibberish, but
 // deterministic for a seed (at temperature 0).
 import { writeFileSync } from 'node:fs';
+import { seededRandom } from './seeded-random.js';
 
 export interface TinyGgufOptions {
   /** Seeds the weights: same seed, same model, same greedy output. */
@@ -118,18 +119,6 @@ function writeMeta(w: Writer, key: string, meta: MetaValue): void {
   }
 }
 
-/** mulberry32: small, seedable, good enough for random weights. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The bytes of a tiny GGUF model (~0.5 MB). */
 export function tinyGgufBytes(options: TinyGgufOptions = {}): Buffer {
   const { tokens, scores, types } = vocabulary();
@@ -200,7 +189,7 @@ export function tinyGgufBytes(options: TinyGgufOptions = {}): Buffer {
   }
   w.pad();
 
-  const random = rng(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   tensors.forEach(([name], i) => {
     const count = sizes[i]! / 4;
     const data = new Float32Array(count);
