@@ -70,6 +70,8 @@ export async function createContext(
     const accounts = new AccountStates(db, bus);
     // Starts probing the compute nodes in the background; nothing here waits for them.
     const llm = createLlmServices({ config, db, secrets, bus });
+    // Before anything can start a run: on the embedded database every open run is a dead process's.
+    await llm.recoverRuns();
     // The os area reaches the nodes' embedding models only through these two functions.
     const os = createOsServices({
       config,

@@ -18,6 +18,8 @@ import type { NodeDefinition } from './router/node-runtime.js';
 import type { ModelRouter } from './router/types.js';
 import { computeNodeRepository } from './nodes/repository.js';
 import { definitionFromRow, staticNodeDefinitions } from './nodes/definitions.js';
+import { RunExecutor } from './runs/executor.js';
+import { endAbandonedRuns, sweepAbandonedRuns } from './runs/recovery.js';
 import { checkOutboundUrl, denyListFrom, guardedLookup, type UrlScope } from './outbound/url-guard.js';
 
 export interface LlmServices {
@@ -29,6 +31,13 @@ export interface LlmServices {
   calls: OpenCalls;
   /** The nodes and their health, for the nodes API; reloads itself on `computeNode` invalidations. */
   nodes: NodeRegistry;
+  /** Generates runs (persisted chat turns, thread runs) and writes their outcomes; see runs/executor.ts. */
+  runs: RunExecutor;
+  /**
+   * Ends runs left open by a process that died (embedded: every open run, at start) and,
+   * on PostgreSQL, keeps doing so periodically. Call once before serving.
+   */
+  recoverRuns(): Promise<void>;
   /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
   /** `tenant`: a URL a tenant admin gave, also checked against the tenant deny list (private ranges). */
   checkUrl(url: string, scope?: UrlScope): Promise<URL>;
@@ -123,18 +132,29 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const tenants = new TenantSettingsCache((tenantId) => loadLlmSettings({ db }, tenantId), bus);
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
   const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', error.message));
+  const runs = new RunExecutor({ db, router, usage });
+  let stopSweep = () => {};
 
   return {
     router,
     usage,
     calls: new OpenCalls(),
     nodes,
+    runs,
+    async recoverRuns() {
+      const ended = await endAbandonedRuns(db, db.kind === 'embedded');
+      if (ended.length > 0) log('warn', `ended ${ended.length} run(s) left open by a previous process`);
+      if (db.kind === 'postgres') stopSweep = sweepAbandonedRuns(db, runs.leaseMs, (error) => log('error', `run recovery: ${error.message}`));
+    },
     checkUrl,
     outboundGuard: (scope) => guards[scope],
     setLog(next) {
       sink = next;
     },
     async close() {
+      stopSweep();
+      // Runs call engines and record usage: they end before either goes.
+      await runs.close(config.http.shutdownGraceMs);
       tenants.close();
       await nodes.close();
       await usage.close();
