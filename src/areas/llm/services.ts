@@ -144,7 +144,8 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     async recoverRuns() {
       const ended = await endAbandonedRuns(db, db.kind === 'embedded');
       if (ended.length > 0) log('warn', `ended ${ended.length} run(s) left open by a previous process`);
-      if (db.kind === 'postgres') stopSweep = sweepAbandonedRuns(db, runs.leaseMs, (error) => log('error', `run recovery: ${error.message}`));
+      if (db.kind === 'postgres')
+        stopSweep = sweepAbandonedRuns(db, runs.leaseMs, (error) => log('error', `run recovery: ${error.message}`));
     },
     checkUrl,
     outboundGuard: (scope) => guards[scope],

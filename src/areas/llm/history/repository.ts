@@ -268,7 +268,15 @@ export const itemRepository = {
       `UPDATE conversation_items SET content = $2, status = $3, incomplete_reason = $4, usage = COALESCE($5::jsonb, usage),
               grounding = COALESCE($6::jsonb, grounding), model = COALESCE($7, model), completed_at = now()
         WHERE id = $1 AND status = 'in_progress' RETURNING id`,
-      [id, outcome.content, outcome.status, outcome.incompleteReason ?? null, json(outcome.usage), json(outcome.grounding), outcome.model ?? null],
+      [
+        id,
+        outcome.content,
+        outcome.status,
+        outcome.incompleteReason ?? null,
+        json(outcome.usage),
+        json(outcome.grounding),
+        outcome.model ?? null,
+      ],
     );
     return rows.length > 0;
   },

@@ -230,7 +230,9 @@ export class RunExecutor {
     }, this.leaseMs / 3);
     renew.unref();
     const deadline = g.expiresAt ?? run.expires_at;
-    const expire = deadline ? setTimeout(() => own.abort(new RunStopped('expired')), Math.max(0, deadline.getTime() - Date.now())) : undefined;
+    const expire = deadline
+      ? setTimeout(() => own.abort(new RunStopped('expired')), Math.max(0, deadline.getTime() - Date.now()))
+      : undefined;
     expire?.unref();
     return { renew, expire };
   }
@@ -272,7 +274,10 @@ function stopReasonOf(reason: unknown): StopReason {
 export const SHUTDOWN_MESSAGE = 'The server shut down while the answer was being generated; the answer is incomplete.';
 
 /** What the run and its item record for a result (OpenAI's statuses and reasons). */
-function endingOf(result: Omit<Outcome, 'run' | 'item'>): { run: RunEnding; item: { status: 'completed' | 'incomplete'; incompleteReason?: string } } {
+function endingOf(result: Omit<Outcome, 'run' | 'item'>): {
+  run: RunEnding;
+  item: { status: 'completed' | 'incomplete'; incompleteReason?: string };
+} {
   switch (result.stopped) {
     case 'cancelled':
       return { run: { status: 'cancelled' }, item: { status: 'incomplete', incompleteReason: 'run_cancelled' } };
@@ -290,7 +295,10 @@ function endingOf(result: Omit<Outcome, 'run' | 'item'>): { run: RunEnding; item
       };
   }
   if (result.failure) {
-    return { run: { status: 'failed', lastError: lastErrorOf(result.failure) }, item: { status: 'incomplete', incompleteReason: 'run_failed' } };
+    return {
+      run: { status: 'failed', lastError: lastErrorOf(result.failure) },
+      item: { status: 'incomplete', incompleteReason: 'run_failed' },
+    };
   }
   if (result.finishReason === 'length') {
     return {
@@ -317,7 +325,8 @@ function lastErrorOf({ error, beforeAnswer }: { error: unknown; beforeAnswer: bo
 function usageStatusOf(result: Omit<Outcome, 'run' | 'item'>): string {
   if (result.stopped === 'client_gone' || result.stopped === 'cancelled' || result.stopped === 'expired') return 'client_closed';
   if (result.stopped === 'shutdown') return 'interrupted';
-  if (result.failure) return result.failure.error instanceof AppError && result.failure.error.status === 503 ? 'unavailable' : 'engine_error';
+  if (result.failure)
+    return result.failure.error instanceof AppError && result.failure.error.status === 503 ? 'unavailable' : 'engine_error';
   return 'ok';
 }
 
