@@ -18,8 +18,14 @@ import type { Principal } from '../platform/identity.js';
  * - `tenantAdmin`: a tenant admin's token, or a platform admin's; members and API keys
  *   get 403, and another tenant's admin gets 404 for this tenant's ids.
  * - `platformAdmin`: a platform admin's token only; everyone else gets 403.
+ * - `personal`: a signed-in person, on their own records only (the persisted chat's
+ *   conversations): another person's ids are 404 even inside the tenant, a tenant admin's
+ *   included; an API key is refused (403; `POST /chat` answers 500, spec rule 3).
+ * - `owner`: any credential of a tenant, on the records its owner made (threads,
+ *   assistants, runs; llm/history/owner.ts): a person's are theirs alone, the tenant's
+ *   API keys share theirs; anyone else's ids are 404.
  */
-export const ROUTE_ACCESS = ['public', 'signedIn', 'tenant', 'tenantEditor', 'tenantAdmin', 'platformAdmin'] as const;
+export const ROUTE_ACCESS = ['public', 'signedIn', 'tenant', 'tenantEditor', 'tenantAdmin', 'platformAdmin', 'personal', 'owner'] as const;
 export type RouteAccess = (typeof ROUTE_ACCESS)[number];
 
 /** One registered route, as the route table lists it. */

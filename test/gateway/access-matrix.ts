@@ -10,7 +10,7 @@ import { createApiKey } from './support.js';
 
 export type Caller = 'member' | 'apiKey' | 'admin' | 'platformAdmin' | 'otherAdmin' | 'otherApiKey';
 /** `allowed`: anything but 401, 403 and 404 (a 400 for the minimal body is fine); or the refusal's status. */
-export type Outcome = 'allowed' | 403 | 404;
+export type Outcome = 'allowed' | 403 | 404 | 500;
 
 /**
  * Each level, caller by caller, acting on tenant A's records: tenant A's member, API key
@@ -26,6 +26,16 @@ export const RULES: Record<Exclude<RouteAccess, 'public'>, Partial<Record<Caller
   tenantEditor: { member: 403, apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404 },
   tenantAdmin: { member: 403, apiKey: 403, admin: 'allowed', platformAdmin: 'allowed', otherAdmin: 404 },
   platformAdmin: { member: 403, apiKey: 403, admin: 403, otherAdmin: 403, platformAdmin: 'allowed' },
+  // Records made by tenant A's member: the admin of the same tenant gets 404 too.
+  personal: { member: 'allowed', apiKey: 403, admin: 404, otherAdmin: 404, otherApiKey: 403 },
+  // Records made by tenant A's API key: shared by the tenant's keys, nobody else's.
+  owner: { apiKey: 'allowed', member: 404, admin: 404, otherAdmin: 404, otherApiKey: 404 },
+};
+
+/** Routes whose answer to a caller differs from their level's rule, by the spec. */
+export const EXCEPTIONS: Record<string, Partial<Record<Caller, Outcome>>> = {
+  // Spec rule 3: a credential with a tenant but no user gets 500 (not 403) on `chat`.
+  'POST /api/llm/v1/chat': { apiKey: 500, otherApiKey: 500 },
 };
 
 export function credentialOf(world: World, caller: Caller): Record<string, string> {
