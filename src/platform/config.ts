@@ -98,6 +98,8 @@ export interface LlmConfig {
   usageFlushSeconds: number;
   /** The context window grounding assumes for a model: retrieved sources fill what the conversation and the answer leave of it. */
   ragContextTokens: number;
+  /** How long a thread run may take, from its creation, before it is stopped as `expired` (OpenAI: 10 minutes). */
+  runExpirySeconds: number;
 }
 
 // Addresses a compute node may never point at: link-local (which holds the cloud
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): Config {
       pullMaxBytes: read.int('GATEWAY_PULL_MAX_BYTES', 64 * 1024 ** 3, 1024, Number.MAX_SAFE_INTEGER),
       usageFlushSeconds: read.int('GATEWAY_USAGE_FLUSH_SECONDS', 2, 1, 3600),
       ragContextTokens: read.int('GATEWAY_RAG_CONTEXT_TOKENS', 4096, 512, 1_048_576),
+      runExpirySeconds: read.int('GATEWAY_RUN_EXPIRY_SECONDS', 600, 1, 86_400),
     },
     documents: readDocuments(read),
   };

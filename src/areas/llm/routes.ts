@@ -12,9 +12,11 @@ import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { pullRoutes } from './pull/routes.js';
+import { threadRunRoutes } from './thread-runs/routes.js';
+import { RunFeeds } from './thread-runs/feed.js';
 
 export interface LlmAreaDeps {
-  config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds' | 'ragContextTokens'> };
+  config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds' | 'ragContextTokens' | 'runExpirySeconds'> };
   db: Database;
   secrets: Pick<Secrets, 'encrypt' | 'decrypt'>;
   bus: Pick<InvalidationBus, 'publish'>;
@@ -34,6 +36,22 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };
   await app.register(chatRoutes, {
     deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds, grounding },
+  });
+  // Thread runs execute in the background; their stream events are kept per run while they do.
+  const llmLog = app.log.child({ area: 'llm' });
+  const logError = (error: unknown, message: string) => llmLog.error({ err: error }, message);
+  await app.register(threadRunRoutes, {
+    deps: {
+      db: deps.db,
+      router: llm.router,
+      runs: llm.runs,
+      calls: llm.calls,
+      grounding,
+      feeds: new RunFeeds({ db: deps.db, logError }),
+      heartbeatMs,
+      runExpirySeconds: deps.config.llm.runExpirySeconds,
+      logError,
+    },
   });
   await app.register(pullRoutes, {
     deps: {

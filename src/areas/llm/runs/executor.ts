@@ -66,8 +66,21 @@ export interface Generation {
   expiresAt?: Date | null;
   /** Called once the run is in_progress (before the engine is asked). */
   onStarted?(run: RunRow): Promise<void> | void;
+  /**
+   * Builds what the engine sees once the run is in_progress (a thread run reads its
+   * history and grounds it here, so that a queued run costs nothing and a cancel
+   * before the start skips it): its result replaces `messages` and `grounding`; its
+   * failure (retrieval's 404 for a scope id no longer the tenant's) fails the run.
+   */
+  prepare?(signal: AbortSignal): Promise<{ messages: ChatMessage[]; grounding?: Grounding }>;
   /** Each piece of generated text, in order; awaited, so a slow reader slows the engine rather than filling memory. */
   onDelta?(text: string): Promise<void> | void;
+  /**
+   * Called with the outcome once it is written, before the run counts as done: close()
+   * waits for it, so what it stores (a thread run's closing stream events) is not cut
+   * off by a shutdown. Its failure rejects execute's promise.
+   */
+  onFinished?(outcome: Outcome): Promise<void> | void;
 }
 
 export interface Outcome {
@@ -105,7 +118,12 @@ export class RunExecutor {
   /** Runs `generation` to its end and writes the outcome. Never throws for the engine's failures: see Outcome. */
   execute(generation: Generation): Promise<Outcome> {
     const controller = new AbortController();
-    const done = this.generate(generation, controller).finally(() => this.running.delete(generation.runId));
+    const done = this.generate(generation, controller)
+      .then(async (outcome) => {
+        await generation.onFinished?.(outcome);
+        return outcome;
+      })
+      .finally(() => this.running.delete(generation.runId));
     this.running.set(generation.runId, { controller, done });
     return done;
   }
@@ -150,8 +168,10 @@ export class RunExecutor {
     const started = await runRepository.start(db, g.runId, this.processId, this.leaseMs);
     if (!started) {
       // Cancelled (or ended) before it started: the item still needs its ending.
-      return this.finish(g, { ...result, stopped: 'cancelled' });
+      return this.finish(g, { ...result, stopped: 'cancelled' }, g.grounding);
     }
+    let messages = g.messages;
+    let grounding = g.grounding;
     const timers = this.watch(g, own, started);
     let lease: Lease | undefined;
     let reader: AbortableReader<ChatBatch> | undefined;
@@ -161,8 +181,14 @@ export class RunExecutor {
     try {
       await g.onStarted?.(started);
       if (signal.aborted) throw signal.reason;
+      if (g.prepare) {
+        const prepared = await g.prepare(signal);
+        messages = prepared.messages;
+        grounding = prepared.grounding ?? grounding;
+        if (signal.aborted) throw signal.reason;
+      }
       const accepted = await this.deps.router.dispatch(g.principal.tenantId, g.model, (l) =>
-        l.engine.chatStream({ model: g.model, messages: g.messages, maxTokens: g.maxTokens, temperature: g.temperature, signal }),
+        l.engine.chatStream({ model: g.model, messages, maxTokens: g.maxTokens, temperature: g.temperature, signal }),
       );
       lease = accepted.lease;
       result.nodeId = lease.node.id;
@@ -198,8 +224,8 @@ export class RunExecutor {
     lease?.release(result.failure && !result.failure.beforeAnswer ? 'failed' : 'ok');
     result.content = content;
     result.finishReason = end?.finishReason ?? null;
-    result.usage = lease ? await completeUsage(end?.usage, g.messages, text) : NO_TOKENS;
-    const outcome = await this.finish(g, result);
+    result.usage = lease ? await completeUsage(end?.usage, messages, text) : NO_TOKENS;
+    const outcome = await this.finish(g, result, grounding);
     this.deps.usage.record({
       tenantId: g.principal.tenantId,
       principalKind: g.principal.kind,
@@ -238,14 +264,14 @@ export class RunExecutor {
   }
 
   /** Item, run and the conversation's active run, in one transaction. */
-  private async finish(g: Generation, result: Omit<Outcome, 'run' | 'item'>): Promise<Outcome> {
+  private async finish(g: Generation, result: Omit<Outcome, 'run' | 'item'>, grounding: Grounding | undefined): Promise<Outcome> {
     const { run: ending, item } = endingOf(result);
     const rows = await this.deps.db.tx(async (q) => {
       await itemRepository.finish(q, g.messageId, {
         ...item,
         content: result.content,
         usage: usageOf(result.usage),
-        ...(g.grounding ? { grounding: g.grounding } : {}),
+        ...(grounding ? { grounding } : {}),
       });
       const run = await runRepository.finish(q, g.runId, { ...ending, usage: usageOf(result.usage) });
       await conversationRepository.releaseActiveRun(q, g.conversationId, g.runId);
@@ -311,8 +337,9 @@ function endingOf(result: Omit<Outcome, 'run' | 'item'>): {
 
 function lastErrorOf({ error, beforeAnswer }: { error: unknown; beforeAnswer: boolean }): RunEnding['lastError'] {
   if (error instanceof AppError) {
-    // The router's 503 (no healthy node) or 400 (a model no node serves any more).
-    return { code: error.status === 400 ? 'invalid_prompt' : 'server_error', message: error.detail };
+    // The router's 503 (no healthy node) or 400 (a model no node serves any more), or
+    // retrieval's 404 (a grounding scope id no longer the tenant's): the caller's to fix.
+    return { code: error.status >= 400 && error.status < 500 ? 'invalid_prompt' : 'server_error', message: error.detail };
   }
   if (error instanceof EngineError && error.failure === 'timeout')
     return { code: 'server_error', message: 'The model stopped responding; the answer is incomplete.' };

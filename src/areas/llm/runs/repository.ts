@@ -99,6 +99,27 @@ export const runRepository = {
     return row;
   },
 
+  /** The owner's run by its id alone (an idempotent replay of POST /threads/runs knows no thread yet). */
+  async find(q: Queryable, tenantId: string, owner: string, id: string): Promise<RunRow | undefined> {
+    const [row] = await q.query<RunRow>('SELECT * FROM runs WHERE tenant_id = $1 AND owner = $2 AND id = $3', [tenantId, owner, id]);
+    return row;
+  },
+
+  async updateMetadata(
+    q: Queryable,
+    tenantId: string,
+    owner: string,
+    conversationId: string,
+    id: string,
+    metadata: Record<string, string>,
+  ): Promise<RunRow | undefined> {
+    const [row] = await q.query<RunRow>(
+      'UPDATE runs SET metadata = $5::jsonb WHERE tenant_id = $1 AND owner = $2 AND conversation_id = $3 AND id = $4 RETURNING *',
+      [tenantId, owner, conversationId, id, JSON.stringify(metadata)],
+    );
+    return row;
+  },
+
   async byId(q: Queryable, id: string): Promise<RunRow | undefined> {
     const [row] = await q.query<RunRow>('SELECT * FROM runs WHERE id = $1', [id]);
     return row;
@@ -193,7 +214,8 @@ export const runRepository = {
     );
   },
 
-  async events(q: Queryable, runId: string): Promise<{ seq: number; event: string; data: unknown }[]> {
-    return q.query('SELECT seq, event, data FROM run_events WHERE run_id = $1 ORDER BY seq', [runId]);
+  /** The run's stored events from `fromSeq` on, in order. */
+  async events(q: Queryable, runId: string, fromSeq = 0): Promise<{ seq: number; event: string; data: unknown }[]> {
+    return q.query('SELECT seq, event, data FROM run_events WHERE run_id = $1 AND seq >= $2 ORDER BY seq', [runId, fromSeq]);
   },
 };
