@@ -1,4 +1,5 @@
-// The llm area under /api/llm/v1: compute nodes, models, chat completions, model pulls.
+// The llm area under /api/llm/v1: compute nodes, models, chat completions, model pulls,
+// and the threads API (assistants, threads, messages).
 // The area takes what it needs of the composition root (AppContext satisfies
 // LlmAreaDeps) and hands each feature its own narrow deps, built once here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -7,11 +8,13 @@ import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
 import type { LlmServices } from './services.js';
-import type { Retrieve } from '../grounding.js';
+import type { CheckScope, Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { pullRoutes } from './pull/routes.js';
+import { assistantRoutes } from './assistants/routes.js';
+import { threadRoutes } from './threads/routes.js';
 
 export interface LlmAreaDeps {
   config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds' | 'ragContextTokens'> };
@@ -20,8 +23,11 @@ export interface LlmAreaDeps {
   bus: Pick<InvalidationBus, 'publish'>;
   /** The area's long-lived parts (services.ts). Their functions are closures, safe to hand on detached. */
   llm: LlmServices;
-  /** The os area's retrieval, for grounded answers, and the embedders it serves itself (listed in /models). */
-  os: { retrieve: Retrieve; builtInModels: readonly { id: string; description: string }[] };
+  /**
+   * The os area's retrieval, for grounded answers; its check that a stored grounding
+   * scope is the tenant's (threads, assistants); the embedders it serves itself (listed in /models).
+   */
+  os: { retrieve: Retrieve; checkScope: CheckScope; builtInModels: readonly { id: string; description: string }[] };
 }
 
 export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async (app, { deps }) => {
@@ -45,4 +51,8 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       retryAfterSeconds,
     },
   });
+  // The threads API: assistants, threads and their messages (runs: thread-runs/).
+  const checkScope = deps.os.checkScope;
+  await app.register(assistantRoutes, { deps: { db: deps.db, router: llm.router, checkScope } });
+  await app.register(threadRoutes, { deps: { db: deps.db, checkScope, runs: llm.runs } });
 };
