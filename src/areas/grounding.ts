@@ -104,3 +104,16 @@ export interface RetrievalResult {
 
 /** os's retrieval for one tenant; throws AppError 404 for an id that is not the tenant's. */
 export type Retrieve = (tenantId: string, request: RetrievalRequest) => Promise<RetrievalResult>;
+
+/** A grounding scope kept with a thread or an assistant (the threads API's `workspace_ids`, `collection_ids`). */
+export interface ScopeIds {
+  workspaceIds?: string[];
+  collectionIds?: string[];
+}
+
+/**
+ * os's check that every id of a scope is the tenant's: resolves when they all are,
+ * throws AppError 404 naming the kind (as retrieval does) for one that is not, or
+ * that does not exist. For scopes stored now and searched later (threads, assistants).
+ */
+export type CheckScope = (tenantId: string, scope: ScopeIds) => Promise<void>;

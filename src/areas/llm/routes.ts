@@ -1,4 +1,5 @@
-// The llm area under /api/llm/v1: compute nodes, models, chat completions, model pulls.
+// The llm area under /api/llm/v1: compute nodes, models, chat completions, model pulls,
+// and the threads API (assistants, threads, messages).
 // The area takes what it needs of the composition root (AppContext satisfies
 // LlmAreaDeps) and hands each feature its own narrow deps, built once here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -7,11 +8,13 @@ import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
 import type { LlmServices } from './services.js';
-import type { Retrieve } from '../grounding.js';
+import type { CheckScope, Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { pullRoutes } from './pull/routes.js';
+import { assistantRoutes } from './assistants/routes.js';
+import { threadRoutes } from './threads/routes.js';
 import { threadRunRoutes } from './thread-runs/routes.js';
 import { RunFeeds } from './thread-runs/feed.js';
 
@@ -22,8 +25,11 @@ export interface LlmAreaDeps {
   bus: Pick<InvalidationBus, 'publish'>;
   /** The area's long-lived parts (services.ts). Their functions are closures, safe to hand on detached. */
   llm: LlmServices;
-  /** The os area's retrieval, for grounded answers, and the embedders it serves itself (listed in /models). */
-  os: { retrieve: Retrieve; builtInModels: readonly { id: string; description: string }[] };
+  /**
+   * The os area's retrieval, for grounded answers; its check that a stored grounding
+   * scope is the tenant's (threads, assistants); the embedders it serves itself (listed in /models).
+   */
+  os: { retrieve: Retrieve; checkScope: CheckScope; builtInModels: readonly { id: string; description: string }[] };
 }
 
 export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async (app, { deps }) => {
@@ -37,6 +43,20 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   await app.register(chatRoutes, {
     deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds, grounding },
   });
+  await app.register(pullRoutes, {
+    deps: {
+      router: llm.router,
+      calls: llm.calls,
+      checkUrl: llm.checkUrl,
+      outboundGuard: llm.outboundGuard,
+      heartbeatMs,
+      retryAfterSeconds,
+    },
+  });
+  // The threads API: assistants, threads and their messages (runs: thread-runs/).
+  const checkScope = deps.os.checkScope;
+  await app.register(assistantRoutes, { deps: { db: deps.db, router: llm.router, checkScope } });
+  await app.register(threadRoutes, { deps: { db: deps.db, checkScope, runs: llm.runs } });
   // Thread runs execute in the background; their stream events are kept per run while they do.
   const llmLog = app.log.child({ area: 'llm' });
   const logError = (error: unknown, message: string) => llmLog.error({ err: error }, message);
@@ -47,20 +67,11 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       runs: llm.runs,
       calls: llm.calls,
       grounding,
+      checkScope,
       feeds: new RunFeeds({ db: deps.db, logError }),
       heartbeatMs,
       runExpirySeconds: deps.config.llm.runExpirySeconds,
       logError,
-    },
-  });
-  await app.register(pullRoutes, {
-    deps: {
-      router: llm.router,
-      calls: llm.calls,
-      checkUrl: llm.checkUrl,
-      outboundGuard: llm.outboundGuard,
-      heartbeatMs,
-      retryAfterSeconds,
     },
   });
 };

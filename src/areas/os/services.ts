@@ -5,18 +5,21 @@
 import path from 'node:path';
 import type { Config } from '../../platform/config.js';
 import type { Database } from '../../platform/db/database.js';
-import type { Retrieve } from '../grounding.js';
+import type { CheckScope, Retrieve } from '../grounding.js';
 import { BUILT_IN_DESCRIPTION, BUILT_IN_EMBEDDER, Embedders, type ModelCheck, type NodeEmbedding } from './embedders/embedders.js';
 import { WordVectorEmbedder } from './embedders/word-vectors/embedder.js';
 import { ExtractorPool } from './ingestion/extractor.js';
 import { IngestionRunner, type IngestionLog } from './ingestion/runner.js';
 import { retrieve, type RetrievalDeps } from './retrieval/search.js';
+import { resolveScopes } from './retrieval/scopes.js';
 
 export interface OsServices {
   embedders: Embedders;
   ingestion: IngestionRunner;
   /** Retrieval for one tenant (retrieval/search.ts), as grounding uses it. */
   retrieve: Retrieve;
+  /** Whether a scope's workspaces and collections are the tenant's (404 otherwise), for the llm area's threads and assistants. */
+  checkScope: CheckScope;
   /** What POST /api/os/search is registered with. */
   retrieval: RetrievalDeps;
   /** The embedders the gateway serves itself, for the models list (none without pgvector). */
@@ -66,6 +69,10 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     embedders,
     ingestion,
     retrieve: (tenantId, request) => retrieve(retrieval, tenantId, request),
+    // The same resolution retrieval does, so a stored scope fails now rather than at its first run.
+    checkScope: async (tenantId, scope) => {
+      if (scope.workspaceIds?.length || scope.collectionIds?.length) await resolveScopes(db, tenantId, scope);
+    },
     retrieval,
     builtInModels: vector ? [{ id: BUILT_IN_EMBEDDER, description: BUILT_IN_DESCRIPTION }] : [],
     setLog(log) {

@@ -1,27 +1,35 @@
 // Creating a run (POST /threads/{id}/runs, POST /threads/runs): everything is checked
 // before anything is written (the assistant is the caller's, the model is known and
-// served, the fields are ones we honour); then, in one transaction, the thread is
-// locked (or created), its one active run claimed, the added messages appended, and
-// the run inserted with its in_progress assistant message. Refused, nothing is
-// stored. The run then executes in the background (execute.ts).
-import { AppError, notFound, validation } from '../../../platform/errors.js';
+// served, the scope is the tenant's, the fields are ones we honour); then, in one
+// transaction, the thread is locked (or created), its one active run claimed, the
+// added messages appended, and the run inserted with its in_progress assistant
+// message. Refused, nothing is stored. The run then executes in the background
+// (execute.ts).
+import { AppError, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { Queryable } from '../../../platform/db/database.js';
+import type { CheckScope } from '../../grounding.js';
 import type { ModelRouter } from '../router/types.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../chat/schemas.js';
+import { assistantRepository, type AssistantRow } from '../assistants/repository.js';
 import { ownerOf } from '../history/owner.js';
 import { conversationRepository, itemRepository, type ConversationRow, type ItemRow, type StoredScope } from '../history/repository.js';
 import { runRepository, type RunParams, type RunRow } from '../runs/repository.js';
+import { notFoundWithId, refuseTools, scopeOf } from '../threads/fields.js';
+import { insertMessages, messageInputOf } from '../threads/messages.js';
 import { threadObject } from '../threads/objects.js';
+import { threadRow } from '../threads/rows.js';
+import { insertThread, prepareThread } from '../threads/service.js';
 import { executeInBackground, type ExecutionDeps } from './execute.js';
-import { runObject } from './objects.js';
 import type { RunFeeds } from './feed.js';
-import { runAssistantRepository, type RunAssistant } from './repository.js';
-import type { CreateRunBody, CreateThreadAndRunBody, MessageInput } from './schemas.js';
+import { runObject } from './objects.js';
+import type { CreateRunBody, CreateThreadAndRunBody } from './schemas.js';
 
 export interface CreateRunDeps extends ExecutionDeps {
   router: Pick<ModelRouter, 'resolveModel'>;
+  /** os's check that workspace and collection ids are the tenant's (404 otherwise). */
+  checkScope: CheckScope;
   feeds: RunFeeds;
   /** How long a run may take from its creation (GATEWAY_RUN_EXPIRY_SECONDS). */
   runExpirySeconds: number;
@@ -43,14 +51,14 @@ export async function createRun(
   body: CreateRunBody,
   stream: boolean,
 ): Promise<RunRow> {
-  if (!isId('thread', threadId)) throw notFound('Thread');
-  const asked = await runRequest(deps, caller.principal, body);
+  const { principal } = caller;
+  const asked = await runRequest(deps, principal, body);
+  const messages = (body.additional_messages ?? []).map((m, i) => messageInputOf(m, `additional_messages[${i}].`));
   const created = await deps.db.tx(async (q) => {
-    const thread = await conversationRepository.lock(q, caller.principal.tenantId, ownerOf(caller.principal), 'thread', threadId);
-    if (!thread) throw notFound('Thread');
+    const thread = await threadRow(q, principal, threadId, true);
     if (thread.active_run_id) throw activeRunError(thread.id, thread.active_run_id);
-    await appendMessages(q, thread, body.additional_messages ?? []);
-    return { thread, ...(await insertRun(q, deps, caller.principal, thread, asked, stream)) };
+    await insertMessages(q, thread, messages);
+    return { thread, ...(await insertRun(q, deps, thread, asked, stream)) };
   });
   return start(deps, caller, created, false);
 }
@@ -61,31 +69,24 @@ export async function createThreadAndRun(
   body: CreateThreadAndRunBody,
   stream: boolean,
 ): Promise<RunRow> {
-  const asked = await runRequest(deps, caller.principal, body);
-  const scope = scopeOf(body.thread?.workspace_ids, body.thread?.collection_ids);
+  const { principal } = caller;
+  const asked = await runRequest(deps, principal, body);
+  const prepared = await prepareThread(deps, principal, body.thread ?? {});
   const created = await deps.db.tx(async (q) => {
-    const thread = await conversationRepository.insert(q, {
-      id: newId('thread'),
-      tenant_id: caller.principal.tenantId,
-      owner: ownerOf(caller.principal),
-      surface: 'thread',
-      metadata: body.thread?.metadata ?? {},
-      ...(scope ? { grounding: scope } : {}),
-    });
-    await appendMessages(q, thread, body.thread?.messages ?? []);
-    return { thread, ...(await insertRun(q, deps, caller.principal, thread, asked, stream)) };
+    const { thread } = await insertThread(q, principal, prepared);
+    return { thread, ...(await insertRun(q, deps, thread, asked, stream)) };
   });
   return start(deps, caller, created, true);
 }
 
 /** The run as asked, checked and with its defaults: the assistant's, then ours. */
 interface RunRequest {
-  assistant: RunAssistant;
+  assistant: AssistantRow;
   model: string;
   instructions: string | null;
   params: RunParams;
-  /** The run's own scope, when it gave one (else the thread's or the assistant's, found in the transaction). */
-  scope: StoredScope | undefined;
+  /** The run's own scope when it gave one (null: none, an empty list asks for no grounding); else undefined. */
+  scope: StoredScope | null | undefined;
   metadata: Record<string, string>;
 }
 
@@ -94,9 +95,9 @@ async function runRequest(deps: CreateRunDeps, principal: Principal, body: Creat
   if (body.max_tokens != null && body.max_completion_tokens != null && body.max_tokens !== body.max_completion_tokens)
     throw validation('max_tokens', 'must equal max_completion_tokens when both are given (they are the same limit)');
   const assistant = isId('assistant', body.assistant_id)
-    ? await runAssistantRepository.get(deps.db, principal.tenantId, ownerOf(principal), body.assistant_id)
+    ? await assistantRepository.get(deps.db, principal.tenantId, ownerOf(principal), body.assistant_id)
     : undefined;
-  if (!assistant) throw notFound('Assistant');
+  if (!assistant) throw notFoundWithId('assistant', body.assistant_id);
   // Before anything is stored: an unknown model is a 400, no healthy node a 503.
   const model = await deps.router.resolveModel(principal.tenantId, body.model ?? assistant.model);
   const additional = body.additional_instructions ?? undefined;
@@ -109,14 +110,17 @@ async function runRequest(deps: CreateRunDeps, principal: Principal, body: Creat
       temperature: body.temperature ?? assistant.temperature ?? DEFAULT_TEMPERATURE,
       ...(additional ? { additional_instructions: additional } : {}),
     },
-    scope: scopeOf(body.workspace_ids, body.collection_ids),
+    scope:
+      body.workspace_ids !== undefined || body.collection_ids !== undefined
+        ? await scopeOf(deps.checkScope, principal.tenantId, body)
+        : undefined,
     metadata: body.metadata ?? {},
   };
 }
 
 /** What OpenAI's runs accept and would change the answer, which we cannot honour: refused by name. */
 function refuseUnsupported(body: CreateRunBody): void {
-  if (body.tools && body.tools.length > 0) throw validation('tools', 'tools are not supported: runs answer with a message only');
+  refuseTools(body);
   const choice = body.tool_choice;
   if (choice != null && choice !== 'none' && choice !== 'auto')
     throw validation('tool_choice', 'only "none" and "auto" are supported (runs have no tools)');
@@ -131,43 +135,12 @@ function refuseUnsupported(body: CreateRunBody): void {
     throw validation('max_prompt_tokens', 'is not supported: the prompt is fitted to the context the gateway assumes');
 }
 
-/** A scope given in a request: undefined when neither field is; lists left out are empty. */
-function scopeOf(workspaceIds: string[] | null | undefined, collectionIds: string[] | null | undefined): StoredScope | undefined {
-  if (workspaceIds == null && collectionIds == null) return undefined;
-  return { workspaceIds: workspaceIds ?? [], collectionIds: collectionIds ?? [] };
-}
-
-/** The thread's messages added by the request, appended as POST messages would. */
-async function appendMessages(q: Queryable, thread: ConversationRow, messages: MessageInput[]): Promise<void> {
-  for (const message of messages) {
-    await itemRepository.append(q, {
-      id: newId('message'),
-      conversation_id: thread.id,
-      tenant_id: thread.tenant_id,
-      role: message.role,
-      content: textOf(message.content),
-      status: 'completed',
-      metadata: message.metadata ?? {},
-    });
-  }
-}
-
-const textOf = (content: MessageInput['content']) =>
-  typeof content === 'string' ? content : content.map((part) => part.text).join('\n\n');
-
 /** The run, its claim on the thread and its in_progress assistant message (inside the caller's transaction). */
-async function insertRun(
-  q: Queryable,
-  deps: CreateRunDeps,
-  principal: Principal,
-  thread: ConversationRow,
-  asked: RunRequest,
-  stream: boolean,
-) {
+async function insertRun(q: Queryable, deps: CreateRunDeps, thread: ConversationRow, asked: RunRequest, stream: boolean) {
   const runId = newId('run');
   const messageId = newId('message');
   // The run's scope, else the thread's, else the assistant's.
-  const scope = asked.scope ?? thread.grounding ?? asked.assistant.grounding ?? undefined;
+  const scope = asked.scope !== undefined ? asked.scope : (thread.grounding ?? asked.assistant.grounding);
   const run = await runRepository.insert(q, {
     id: runId,
     tenant_id: thread.tenant_id,
@@ -186,7 +159,7 @@ async function insertRun(
   const item = await itemRepository.append(q, {
     id: messageId,
     conversation_id: thread.id,
-    tenant_id: principal.tenantId,
+    tenant_id: thread.tenant_id,
     role: 'assistant',
     content: '',
     status: 'in_progress',

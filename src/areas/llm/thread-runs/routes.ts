@@ -3,15 +3,16 @@
 // acts on the caller's owner's records only (access `owner`).
 import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { ListOf, ListQuery } from '../history/pages.js';
 import type { RunRow } from '../runs/repository.js';
-import { createRun, createThreadAndRun, type CreateRunDeps } from './create.js';
+import { idempotent } from '../idempotency/idempotency.js';
+import { createRun, createThreadAndRun, type Caller, type CreateRunDeps } from './create.js';
 import { RunObject, StepObject, runObject } from './objects.js';
 import { CreateRunBody, CreateThreadAndRunBody, ModifyRunBody, RunParams, StepParams, ThreadParams } from './schemas.js';
-import { cancelRun, getRun, getStep, listRuns, listSteps, modifyRun } from './service.js';
+import { cancelRun, findRun, getRun, getStep, listRuns, listSteps, modifyRun } from './service.js';
 import { streamRun, type StreamDeps } from './stream.js';
 
 export type ThreadRunDeps = CreateRunDeps & StreamDeps;
@@ -21,7 +22,7 @@ export const POLL_AFTER_MS = 500;
 
 export const threadRunRoutes: FastifyPluginAsyncTypebox<{ deps: ThreadRunDeps }> = async (app, { deps }) => {
   const config = { access: 'owner' } as const;
-  const created = { 200: RunObject, ...problems(400, 401, 404, 503) };
+  const created = { 200: RunObject, ...problems(400, 401, 404, 409, 503) };
 
   /** The new run as JSON, or its event stream. */
   async function answer(reply: FastifyReply, run: RunRow, stream: boolean) {
@@ -30,12 +31,28 @@ export const threadRunRoutes: FastifyPluginAsyncTypebox<{ deps: ThreadRunDeps }>
     return reply;
   }
 
+  // Creates honour Idempotency-Key: a retry gets the same run, as JSON, or as its
+  // stream from the first event (followed live while the run still executes).
+  const create = (request: FastifyRequest, make: (caller: Caller) => Promise<RunRow>) => {
+    const caller = callerOf(request);
+    return idempotent(
+      deps,
+      caller.principal,
+      request,
+      async () => {
+        const run = await make(caller);
+        return { id: run.id, value: run };
+      },
+      (id) => findRun(deps, caller.principal, id),
+    );
+  };
+
   app.post(
     '/threads/:threadId/runs',
     { config, schema: { params: ThreadParams, body: CreateRunBody, response: created } },
     async (request, reply) => {
       const stream = request.body.stream === true;
-      const run = await createRun(deps, callerOf(request), request.params.threadId, request.body, stream);
+      const run = await create(request, (caller) => createRun(deps, caller, request.params.threadId, request.body, stream));
       return answer(reply, run, stream);
     },
   );
@@ -45,14 +62,14 @@ export const threadRunRoutes: FastifyPluginAsyncTypebox<{ deps: ThreadRunDeps }>
     '/threads/:threadId/runs/stream',
     { config, schema: { params: ThreadParams, body: CreateRunBody, response: created } },
     async (request, reply) => {
-      const run = await createRun(deps, callerOf(request), request.params.threadId, request.body, true);
+      const run = await create(request, (caller) => createRun(deps, caller, request.params.threadId, request.body, true));
       return answer(reply, run, true);
     },
   );
 
   app.post('/threads/runs', { config, schema: { body: CreateThreadAndRunBody, response: created } }, async (request, reply) => {
     const stream = request.body.stream === true;
-    const run = await createThreadAndRun(deps, callerOf(request), request.body, stream);
+    const run = await create(request, (caller) => createThreadAndRun(deps, caller, request.body, stream));
     return answer(reply, run, stream);
   });
 
@@ -103,6 +120,6 @@ export const threadRunRoutes: FastifyPluginAsyncTypebox<{ deps: ThreadRunDeps }>
   );
 };
 
-function callerOf(request: Parameters<typeof principalOf>[0]) {
+function callerOf(request: FastifyRequest): Caller {
   return { principal: principalOf(request), correlationId: String(request.id) };
 }

@@ -1,14 +1,16 @@
 // Reading, changing and cancelling runs, and their one step. Every read goes through
-// the owner's thread: a run of another owner or tenant, or of another thread, is a 404.
+// the owner's thread: a run of another owner or tenant, or of another thread, is a 404
+// (OpenAI's wording: "No run found with id 'run_…'.").
 import type { Database } from '../../../platform/db/database.js';
-import { AppError, notFound } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { isId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { ownerOf } from '../history/owner.js';
 import { listOf, pageOf, type List, type ListQuery } from '../history/pages.js';
-import { conversationRepository } from '../history/repository.js';
 import type { RunExecutor } from '../runs/executor.js';
 import { runRepository, type RunRow } from '../runs/repository.js';
+import { notFoundWithId, requireIdShape } from '../threads/fields.js';
+import { threadRow } from '../threads/rows.js';
 import type { RunFeeds } from './feed.js';
 import { runObject, stepIdOf, stepObject, type RunObject, type StepObject } from './objects.js';
 
@@ -22,11 +24,10 @@ export interface CancelDeps extends RunReadDeps {
 }
 
 export async function getRun(deps: RunReadDeps, principal: Principal, threadId: string, runId: string): Promise<RunRow> {
-  const run =
-    isId('thread', threadId) && isId('run', runId)
-      ? await runRepository.get(deps.db, principal.tenantId, ownerOf(principal), threadId, runId)
-      : undefined;
-  if (!run) throw notFound('Run');
+  const thread = await threadRow(deps.db, principal, threadId);
+  requireIdShape('run', runId);
+  const run = await runRepository.get(deps.db, principal.tenantId, thread.owner, thread.id, runId);
+  if (!run) throw notFoundWithId('run', runId);
   return run;
 }
 
@@ -36,13 +37,9 @@ export async function findRun(deps: RunReadDeps, principal: Principal, runId: st
 }
 
 export async function listRuns(deps: RunReadDeps, principal: Principal, threadId: string, query: ListQuery): Promise<List<RunObject>> {
-  const owner = ownerOf(principal);
-  const thread = isId('thread', threadId)
-    ? await conversationRepository.get(deps.db, principal.tenantId, owner, 'thread', threadId)
-    : undefined;
-  if (!thread) throw notFound('Thread');
   const page = pageOf(query, (id) => isId('run', id));
-  return listOf(await runRepository.list(deps.db, principal.tenantId, owner, thread.id, page), page, runObject);
+  const thread = await threadRow(deps.db, principal, threadId);
+  return listOf(await runRepository.list(deps.db, principal.tenantId, thread.owner, thread.id, page), page, runObject);
 }
 
 export async function modifyRun(
@@ -55,7 +52,7 @@ export async function modifyRun(
   const run = await getRun(deps, principal, threadId, runId);
   if (metadata == null) return run;
   const updated = await runRepository.updateMetadata(deps.db, principal.tenantId, run.owner, run.conversation_id, run.id, metadata);
-  if (!updated) throw notFound('Run');
+  if (!updated) throw notFoundWithId('run', runId);
   return updated;
 }
 
@@ -91,6 +88,6 @@ export async function listSteps(deps: RunReadDeps, principal: Principal, threadI
 export async function getStep(deps: RunReadDeps, principal: Principal, threadId: string, runId: string, stepId: string) {
   const run = await getRun(deps, principal, threadId, runId);
   const step = stepId === stepIdOf(run.id) ? stepObject(run) : undefined;
-  if (!step) throw notFound('Run step');
+  if (!step) throw new AppError('NOT_FOUND', `No step found with id '${stepId}'.`);
   return step;
 }
