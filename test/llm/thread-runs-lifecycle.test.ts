@@ -15,8 +15,12 @@ import { conversationRepository, itemRepository } from '../../src/areas/llm/hist
 import { runRepository } from '../../src/areas/llm/runs/repository.js';
 import { INTERRUPTED_MESSAGE } from '../../src/areas/llm/runs/recovery.js';
 import { SHUTDOWN_MESSAGE } from '../../src/areas/llm/runs/executor.js';
+import { idempotencyRepository } from '../../src/areas/llm/idempotency/repository.js';
+import { fingerprintOf } from '../../src/areas/llm/idempotency/idempotency.js';
+import { runObject } from '../../src/areas/llm/thread-runs/objects.js';
+import { deltaOf } from '../../src/areas/llm/thread-runs/events.js';
 import { gatewayOver } from './chat-support.js';
-import { assistantMessages, BASE, names, postStream, runReaches, textOf } from './thread-runs-support.js';
+import { assistantMessages, BASE, deltaText, names, postStream, textOf } from './thread-runs-support.js';
 
 const MODEL = 'life-model';
 
@@ -56,15 +60,19 @@ describe('thread runs across restarts, shutdowns and expiry', () => {
     let g = await start();
     fake.behaviour = { models: [MODEL], tokenDelayMs: 300, repeat: 100 };
     const threadId = await threadWith('restart me');
-    const run = await client.beta.threads.runs.create(threadId, { assistant_id: assistantId });
-    await runReaches(client, threadId, run.id, ['in_progress']);
+    // Streamed with an Idempotency-Key, and the reader gone: after the restart the key replays what was stored.
+    const headers = { 'x-api-key': key, 'idempotency-key': `restart-${threadId}` };
+    const body = { assistant_id: assistantId, stream: true };
+    const s = await postStream(g, `/threads/${threadId}/runs`, body, headers);
+    const runId = (await s.until((events) => events.some((e) => e.event === 'thread.message.delta'))).at(0)!.data.id;
+    s.destroy();
     await eventually('the engine generating', () => fake.inFlight() === 1);
 
     g = await g.restart();
     gw = g;
     connect(g);
     fake.behaviour = { models: [MODEL] };
-    const ended = await client.beta.threads.runs.retrieve(run.id, { thread_id: threadId });
+    const ended = await client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
     assert.equal(ended.status, 'failed');
     assert.equal(ended.last_error?.code, 'server_error');
     assert.equal(ended.last_error?.message, SHUTDOWN_MESSAGE);
@@ -72,21 +80,28 @@ describe('thread runs across restarts, shutdowns and expiry', () => {
     assert.equal(message!.status, 'incomplete');
     assert.deepEqual(message!.incomplete_details, { reason: 'run_failed' });
 
+    const replay = await postStream(g, `/threads/${threadId}/runs`, body, headers);
+    const events = await replay.end();
+    assert.deepEqual(names(events).slice(0, 3), ['thread.run.created', 'thread.run.queued', 'thread.run.in_progress']);
+    assert.deepEqual(names(events).slice(-4), ['thread.message.incomplete', 'thread.run.step.failed', 'thread.run.failed', 'done']);
+    assert.equal(deltaText(events), textOf(message!), 'the stored deltas are the message as saved');
+
     const next = await client.beta.threads.runs.createAndPoll(threadId, { assistant_id: assistantId });
     assert.equal(next.status, 'completed');
     const messages = await assistantMessages(client, threadId);
     assert.equal(textOf(messages.at(-1)!), 'Fake answer to: restart me');
   });
 
-  it('a run a dead process left in_progress is failed at start (recovery), and its stream replay says so', async () => {
+  it('a run a dead process left in_progress is failed at start (recovery); a replay of its stream ends it from the rows', async () => {
     let g = await start();
     const threadId = await threadWith('orphaned');
-    // What a process that died mid-run leaves: a run in_progress under its lease, a half-written message.
+    // What a process that died mid-run leaves: a run in_progress under its lease, a
+    // half-written message, the stream events it had stored, its idempotency key.
     const db = g.ctx.db;
     const thread = (await db.query<{ owner: string }>('SELECT owner FROM conversations WHERE id = $1', [threadId]))[0]!;
     const runId = newId('run');
     const messageId = newId('message');
-    await runRepository.insert(db, {
+    const run = await runRepository.insert(db, {
       id: runId,
       tenant_id: tenantId,
       conversation_id: threadId,
@@ -105,17 +120,41 @@ describe('thread runs across restarts, shutdowns and expiry', () => {
       status: 'in_progress',
       run_id: runId,
     });
-    await runRepository.start(db, runId, 'proc_dead', 60_000);
+    const started = await runRepository.start(db, runId, 'proc_dead', 60_000);
+    await runRepository.appendEvents(db, runId, 0, [
+      { event: 'thread.run.created', data: runObject(run) },
+      { event: 'thread.run.in_progress', data: runObject(started!) },
+      { event: 'thread.message.delta', data: deltaOf(messageId, 'half an ans') },
+    ]);
+    const body = { assistant_id: assistantId, stream: true };
+    const request = { method: 'POST', headers: {}, routeOptions: { url: `${BASE}/threads/:threadId/runs` }, params: { threadId }, body };
+    const ref = { tenantId, owner: thread.owner, key: 'orphan' };
+    const claim = await idempotencyRepository.claim(db, ref, fingerprintOf(request), 3600, 60);
+    await idempotencyRepository.complete(db, ref, claim!, runId);
 
     g = await g.restart();
     gw = g;
     connect(g);
-    const run = await client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
-    assert.equal(run.status, 'failed');
-    assert.equal(run.last_error?.message, INTERRUPTED_MESSAGE);
+    const ended = await client.beta.threads.runs.retrieve(runId, { thread_id: threadId });
+    assert.equal(ended.status, 'failed');
+    assert.equal(ended.last_error?.message, INTERRUPTED_MESSAGE);
     const [message] = await assistantMessages(client, threadId);
     assert.equal(message!.status, 'incomplete');
     assert.equal(textOf(message!), 'half an ans');
+
+    const replay = await postStream(g, `/threads/${threadId}/runs`, body, { 'x-api-key': key, 'idempotency-key': 'orphan' });
+    const events = await replay.end();
+    assert.deepEqual(names(events), [
+      'thread.run.created',
+      'thread.run.in_progress',
+      'thread.message.delta',
+      'thread.message.incomplete',
+      'thread.run.step.failed',
+      'thread.run.failed',
+      'done',
+    ]);
+    assert.equal(events.at(-2)!.data.last_error.message, INTERRUPTED_MESSAGE);
+
     const next = await client.beta.threads.runs.createAndPoll(threadId, { assistant_id: assistantId });
     assert.equal(next.status, 'completed');
   });

@@ -29,6 +29,9 @@ export interface EventStream {
   end(timeoutMs?: number): Promise<WireEvent[]>;
   /** Cuts the connection, as a client that goes away. */
   destroy(): void;
+  /** Stops reading (the socket fills up, as a slow reader's does), and goes on. */
+  pause(): void;
+  resume(): void;
 }
 
 /** POSTs and reads the answer as an event stream (or, for a non-stream answer, `status` and `raw()`). */
@@ -95,6 +98,8 @@ export async function postStream(gw: TestGateway, path: string, json: unknown, h
     until: (predicate, timeoutMs = 10_000) => wait(() => predicate(events), true, 'the expected events', timeoutMs),
     end: (timeoutMs = 15_000) => wait(() => ended, false, 'the end of the stream', timeoutMs),
     destroy: pending.destroy,
+    pause: () => res.pause(),
+    resume: () => res.resume(),
   };
 }
 

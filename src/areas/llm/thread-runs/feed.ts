@@ -22,6 +22,7 @@ export interface FeedDeps {
 }
 
 const DEFAULT_SAVE_MS = 500;
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export class RunFeed {
   /** Every event so far, in order. */
@@ -110,8 +111,10 @@ export class RunFeed {
       this.storedRows += rows.length;
       this.storedEvents = upTo;
     } catch (error) {
-      // Left for the next save (the run's own rows are written by the executor regardless).
-      this.deps.logError(error, 'could not store the stream events of a thread run');
+      // The thread was deleted (its runs with it): nothing left to store them for.
+      if ((error as { code?: unknown }).code === FOREIGN_KEY_VIOLATION) this.storedEvents = this.events.length;
+      // Otherwise left for the next save (the run's own rows are written by the executor regardless).
+      else this.deps.logError(error, 'could not store the stream events of a thread run');
     }
   }
 }
