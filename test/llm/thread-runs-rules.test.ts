@@ -33,7 +33,8 @@ describe('thread run rules', () => {
 
   before(async () => {
     fake = await startFakeOpenAI({ models: [MODEL] });
-    gw = await gatewayOver([fake]);
+    // A small context, so that a long thread has to be trimmed.
+    gw = await gatewayOver([fake], { GATEWAY_RAG_CONTEXT_TOKENS: '600' });
     world = await seedWorld(gw, 'run-rules');
     client = sdk(world.a.key.key);
     assistantId = (await client.beta.assistants.create({ model: MODEL, instructions: 'Be kind.', temperature: 0.2 })).id;
@@ -245,5 +246,22 @@ describe('thread run rules', () => {
     const collapse = (list: string[]) => list.filter((n, i) => !(n === 'thread.message.delta' && list[i - 1] === n));
     assert.deepEqual(collapse(stored.map((e) => e.event)), collapse(names(live).filter((n) => n !== 'done')));
     assert.equal(deltaText(stored), 'Fake answer to: store the events');
+  });
+
+  it('trims a long thread to the context: oldest messages left out first, the instructions and the newest kept', async () => {
+    const turns = Array.from({ length: 40 }, (_, i) => ({
+      role: (i % 2 === 0 ? 'user' : 'assistant') as 'user' | 'assistant',
+      content: `Turn ${i}: ${'several words of filler text here '.repeat(5)}`,
+    }));
+    turns.push({ role: 'user', content: 'the newest question' });
+    const thread = (await client.beta.threads.create({ messages: turns })).id;
+    const run = await client.beta.threads.runs.createAndPoll(thread, { assistant_id: assistantId, max_completion_tokens: 100 });
+    assert.equal(run.status, 'completed');
+    const prompt: { role: string; content: string }[] = lastPrompt().messages;
+    assert.deepEqual(prompt[0], { role: 'system', content: 'Be kind.' });
+    const kept = prompt.slice(1);
+    assert.ok(kept.length > 1 && kept.length < turns.length, `${kept.length} of ${turns.length} messages kept`);
+    assert.deepEqual(kept, turns.slice(-kept.length), 'the newest messages, in order');
+    assert.ok(prompt.map((m) => m.content).join(' ').length / 4 < 600, 'within the context');
   });
 });
