@@ -268,6 +268,17 @@ describe('thread runs', () => {
       normal();
       const next = await client.beta.threads.runs.createAndPoll(threadId, { assistant_id: assistantId });
       assert.equal(next.status, 'completed');
+
+      // Two at the same moment: exactly one gets the thread.
+      const both = await Promise.all(
+        [1, 2].map(() =>
+          gw.request('POST', `${BASE}/threads/${threadId}/runs`, { apiKey: world.a.key.key, json: { assistant_id: assistantId } }),
+        ),
+      );
+      assert.deepEqual(both.map((r) => r.status).sort(), [200, 400]);
+      const winner = both.find((r) => r.status === 200)!.body;
+      assert.equal(both.find((r) => r.status === 400)!.body.detail, `Thread ${threadId} already has an active run ${winner.id}.`);
+      await runReaches(client, threadId, winner.id, ['completed']);
     } finally {
       normal();
     }

@@ -6,6 +6,7 @@
 import type { ChatMessage } from '../../../engines/types.js';
 import type { Database } from '../../../platform/db/database.js';
 import type { Principal } from '../../../platform/identity.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../chat/schemas.js';
 import { ground, type Grounding, type GroundingDeps } from '../grounding/ground.js';
 import type { ItemRow, StoredScope } from '../history/repository.js';
 import { windowOf } from '../history/trim.js';
@@ -42,8 +43,8 @@ export function executeInBackground(
     stream: run.params.stream === true,
     model: run.model,
     messages: [],
-    maxTokens: run.params.max_tokens ?? 1024,
-    temperature: run.params.temperature ?? 0.7,
+    maxTokens: run.params.max_tokens ?? DEFAULT_MAX_TOKENS,
+    temperature: run.params.temperature ?? DEFAULT_TEMPERATURE,
     expiresAt: run.expires_at,
     onStarted(row) {
       started = true;
@@ -70,7 +71,7 @@ export function executeInBackground(
 
 /** The messages of the run's prompt, grounded when the run has a scope. */
 async function promptOf(deps: ExecutionDeps, run: RunRow): Promise<{ messages: ChatMessage[]; grounding?: Grounding }> {
-  const maxTokens = run.params.max_tokens ?? 1024;
+  const maxTokens = run.params.max_tokens ?? DEFAULT_MAX_TOKENS;
   const scope = run.params.grounding;
   const grounded = hasScope(scope);
   const rest = Math.max(0, deps.grounding.contextTokens - maxTokens);
@@ -78,7 +79,8 @@ async function promptOf(deps: ExecutionDeps, run: RunRow): Promise<{ messages: C
   const budgetTokens = grounded ? rest - Math.min(MAX_SOURCE_ROOM, Math.floor(rest / 2)) : rest;
   const system = systemOf(run);
   const messages = await windowOf(deps.db, run.tenant_id, run.conversation_id, { ...(system ? { system } : {}), budgetTokens });
-  if (!grounded) return { messages };
+  // Retrieval searches for the last user message: a thread without one is answered ungrounded.
+  if (!grounded || !messages.some((m) => m.role === 'user')) return { messages };
   return ground(deps.grounding, run.tenant_id, scope!, messages, maxTokens);
 }
 
