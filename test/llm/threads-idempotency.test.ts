@@ -136,6 +136,21 @@ describe('Idempotency-Key on creates', () => {
     assert.equal((await post('/threads', {}, k)).body.id, takenOver.body.id);
   });
 
+  it('makes one record for concurrent duplicates: the others get it too, or a 409 to retry', async () => {
+    const k = freshKey();
+    const body = { messages: [{ role: 'user', content: 'at once' }] };
+    const before = await threadCount();
+    const responses = await Promise.all(Array.from({ length: 8 }, () => post('/threads', body, k)));
+    const statuses = new Set(responses.map((r) => r.status));
+    assert.ok(
+      [...statuses].every((status) => status === 200 || status === 409),
+      [...statuses].join(),
+    );
+    const ids = new Set(responses.filter((r) => r.status === 200).map((r) => r.body.id));
+    assert.equal(ids.size, 1);
+    assert.equal(await threadCount(), before + 1);
+  });
+
   it('forgets a key after 24 hours', async () => {
     const k = freshKey();
     const first = await post('/threads', {}, k);
