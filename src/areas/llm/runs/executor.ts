@@ -66,6 +66,12 @@ export interface Generation {
   expiresAt?: Date | null;
   /** Called once the run is in_progress (before the engine is asked). */
   onStarted?(run: RunRow): Promise<void> | void;
+  /**
+   * Called once a node's engine has accepted the request, before its first token: a
+   * failure before this is `beforeAnswer` (the chat surface can still answer with an
+   * HTTP error), after it the answer has begun (its event stream may open).
+   */
+  onAccepted?(): Promise<void> | void;
   /** Each piece of generated text, in order; awaited, so a slow reader slows the engine rather than filling memory. */
   onDelta?(text: string): Promise<void> | void;
 }
@@ -167,6 +173,7 @@ export class RunExecutor {
       lease = accepted.lease;
       result.nodeId = lease.node.id;
       reader = new AbortableReader(accepted.value[Symbol.asyncIterator](), signal);
+      await g.onAccepted?.();
       while (!signal.aborted) {
         const next = await reader.next();
         if (next === ABORTED || next.done) break;
