@@ -147,8 +147,22 @@ export class RunExecutor {
   }
 
   private async generate(g: Generation, own: AbortController): Promise<Outcome> {
+    // The caller's signal stops the run through our own controller. Not AbortSignal.any: the
+    // client watch's signal is a RequestAbortSignal (platform/request-abort.ts), which Node's
+    // AbortSignal.any accepts but never follows.
+    const follow = () => own.abort(g.signal!.reason);
+    if (g.signal?.aborted) follow();
+    else g.signal?.addEventListener('abort', follow, { once: true });
+    try {
+      return await this.generateUntil(g, own);
+    } finally {
+      g.signal?.removeEventListener('abort', follow);
+    }
+  }
+
+  private async generateUntil(g: Generation, own: AbortController): Promise<Outcome> {
     const { db } = this.deps;
-    const signal = g.signal ? AbortSignal.any([g.signal, own.signal]) : own.signal;
+    const signal = own.signal;
     // The whole answer, for the item; StreamedText counts its tokens (and keeps only a tail).
     let content = '';
     const text = new StreamedText();
