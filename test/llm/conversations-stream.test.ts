@@ -70,6 +70,7 @@ describe('persisted chat: streaming and turns cut short', () => {
     );
     assert.match(metadata.conversationId, /^conv_/);
     assert.match(metadata.messageId, /^msg_/);
+    assert.equal(s.headers['x-conversation-id'], metadata.conversationId);
     assert.equal(rest.pop(), '[DONE]');
     const final = rest.pop();
     assert.equal(final.choices[0].finish_reason, 'stop');
@@ -193,7 +194,9 @@ describe('persisted chat: streaming and turns cut short', () => {
   });
 
   it('answers 503 with Retry-After when the engine fails before answering, JSON or stream: the message kept, the reply incomplete', async () => {
-    const conversationId = (await chat({ message: 'first' })).body.conversationId;
+    const started = await chat({ message: 'first' });
+    const conversationId = started.body.conversationId;
+    assert.equal(started.headers.get('x-conversation-id'), conversationId);
     main.behaviour = { models: ['stream-model'], status: 503 };
     for (const streamed of [false, true]) {
       const response = await chat({ message: `fails ${streamed}`, conversationId, stream: streamed });
@@ -201,6 +204,7 @@ describe('persisted chat: streaming and turns cut short', () => {
       assert.match(response.headers.get('content-type') ?? '', /^application\/problem\+json/);
       assert.match(response.headers.get('retry-after') ?? '', /^\d+$/);
       assert.equal(response.body.code, 'SERVICE_UNAVAILABLE');
+      assert.equal(response.headers.get('x-conversation-id'), conversationId);
       assert.doesNotMatch(response.text, /127\.0\.0\.1/);
     }
     main.behaviour = { models: ['stream-model'] };
@@ -221,6 +225,26 @@ describe('persisted chat: streaming and turns cut short', () => {
     assert.deepEqual(
       main.requests.at(-1)!.body.messages.map((m: any) => m.content),
       ['first', 'Fake answer to: first', 'fails false', 'fails true', 'works again'],
+    );
+  });
+
+  it('names the conversation a failed first turn made in X-Conversation-Id, so that it can be continued', async () => {
+    slow.behaviour = { models: ['slow-model'], status: 503 };
+    const failed = await chat({ model: 'slow-model', message: 'a new one' });
+    assert.equal(failed.status, 503, failed.text);
+    const conversationId = failed.headers.get('x-conversation-id');
+    assert.match(conversationId ?? '', /^conv_/);
+    slow.behaviour = { models: ['slow-model'] };
+    const continued = await chat({ model: 'slow-model', message: 'again', conversationId });
+    assert.equal(continued.status, 200, continued.text);
+    assert.deepEqual(
+      (await messagesOf(conversationId!)).map((m) => [m.role, m.status, m.content]),
+      [
+        ['user', 'completed', 'a new one'],
+        ['assistant', 'incomplete', ''],
+        ['user', 'completed', 'again'],
+        ['assistant', 'completed', 'Fake answer to: again'],
+      ],
     );
   });
 

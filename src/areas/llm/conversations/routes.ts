@@ -27,6 +27,13 @@ import {
 } from './service.js';
 import { beginTurn } from './turn.js';
 
+/**
+ * Names the turn's conversation on every answer once the turn is stored, errors
+ * included: a first turn whose engine failed before answering still made its
+ * conversation (with the message kept), and this is how the caller continues it.
+ */
+export const CONVERSATION_HEADER = 'x-conversation-id';
+
 export const conversationRoutes: FastifyPluginAsyncTypebox<{ deps: ConversationDeps }> = async (app, { deps }) => {
   app.post(
     '/chat',
@@ -40,12 +47,14 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ deps: ConversationD
       const { body } = request;
       if (body.stream !== true) {
         const turn = await beginTurn(deps, principal, String(request.id), body);
+        reply.header(CONVERSATION_HEADER, turn.conversationId);
         return answerJson(deps, turn, reply);
       }
       // Read before the turn is stored, so that nothing can fail between storing it and generating it.
       const metadataChoices =
         body.stream_options?.metadata_choices ?? (await deps.router.settings(principal.tenantId)).streamMetadataChoices;
       const turn = await beginTurn(deps, principal, String(request.id), body);
+      reply.header(CONVERSATION_HEADER, turn.conversationId);
       await answerStream(deps, turn, reply, { metadataChoices, includeUsage: body.stream_options?.include_usage === true });
       return reply;
     },
