@@ -9,7 +9,7 @@ import { countPromptTokens, countTextTokens } from '../tokens/count.js';
 
 export interface GroundingDeps {
   retrieve: Retrieve;
-  /** The context window assumed for the model (GATEWAY_RAG_CONTEXT_TOKENS): sources fill what the conversation and the answer leave. */
+  /** The context window assumed for models (GATEWAY_RAG_CONTEXT_TOKENS): sources fill what the conversation and the answer leave; the persisted chat trims its history to it. */
   contextTokens: number;
 }
 
