@@ -295,6 +295,22 @@ describe('persisted chat: streaming and turns cut short', () => {
     assert.equal((await messagesOf(conversationId)).length, 6);
   });
 
+  it('stops a reply still streaming when its conversation is deleted: an error frame, the engine cancelled, nothing left', async () => {
+    slow.behaviour = { models: ['slow-model'], tokenDelayMs: 30, repeat: 200 };
+    const s = await stream({ model: 'slow-model', message: 'a story to forget' });
+    await s.until((items) => payloads(items).some((f) => f.object === 'chat.completion.chunk'));
+    const { conversationId } = payloads(s.items)[0];
+    const aborted = slow.aborted();
+    const deleted = await gw.request('DELETE', `${CONVERSATIONS}/${conversationId}`, { token });
+    assert.equal(deleted.status, 204, deleted.text);
+    const frames = payloads(await s.end(5000));
+    assert.equal(frames.at(-1), '[DONE]');
+    assert.match(frames.at(-2).error.message, /deleted/);
+    await slow.waitForAbort(aborted + 1, 2000);
+    assert.deepEqual(await storedItems(gw, conversationId), []);
+    assert.equal((await gw.request('GET', `${CONVERSATIONS}/${conversationId}`, { token })).status, 404);
+  });
+
   it('sends heartbeats while the engine is silent after accepting', async () => {
     slow.behaviour = { models: ['slow-model'], silentMs: 2500 };
     const s = await stream({ model: 'slow-model', message: 'think first' });

@@ -100,7 +100,7 @@ export const ConversationWithMessages = Type.Object({
 });
 export type ConversationWithMessages = Static<typeof ConversationWithMessages>;
 
-export const ConversationParams = Type.Object({ conversationId: Type.String({ maxLength: 64 }) });
+export const ConversationParams = Type.Object({ conversationId: Type.String() });
 
 /** `?limit=1..100&after=<cursor>`: strings on the wire (no coercion), checked by the service. */
 export const PageQuery = Type.Object({
