@@ -160,7 +160,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,
-    exposedHeaders: ['X-Correlation-ID', 'Retry-After'],
+    // X-Conversation-Id: the persisted chat's conversation, also on a turn that failed.
+    exposedHeaders: ['X-Correlation-ID', 'Retry-After', 'X-Conversation-Id'],
     strictPreflight: false,
   });
   await app.register(cookie);

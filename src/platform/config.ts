@@ -96,7 +96,10 @@ export interface LlmConfig {
   upstreamTimeoutMs: number;
   pullMaxBytes: number;
   usageFlushSeconds: number;
-  /** The context window grounding assumes for a model: retrieved sources fill what the conversation and the answer leave of it. */
+  /**
+   * The context window assumed for models: retrieved sources fill what the conversation and
+   * the answer leave of it, and the persisted chat's history is trimmed to fit it.
+   */
   ragContextTokens: number;
   /** How long a thread run may take, from its creation, before it is stopped as `expired` (OpenAI: 10 minutes). */
   runExpirySeconds: number;

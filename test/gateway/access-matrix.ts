@@ -5,6 +5,10 @@
 // caller, not a 400 about the input.
 import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
 import { seedUser, type TestGateway } from '../helpers/gateway.js';
+import { newId } from '../../src/platform/ids.js';
+import { conversationRepository, itemRepository } from '../../src/areas/llm/history/repository.js';
+import { runRepository } from '../../src/areas/llm/runs/repository.js';
+import { stepIdOf } from '../../src/areas/llm/thread-runs/objects.js';
 import type { World } from '../helpers/world.js';
 import { createApiKey } from './support.js';
 
@@ -86,20 +90,33 @@ export class TenantARecords {
   async path(route: RouteSummary): Promise<string> {
     const fresh = route.method !== 'GET' && route.method !== 'HEAD';
     let path = route.url;
-    for (const name of paramsOf(route.url)) path = path.replace(`:${name}`, await this.value(name, fresh, route));
+    // A later id lives inside an earlier one (a thread's message): each is made in the one chosen before it.
+    const chosen = new Map<string, string>();
+    for (const name of paramsOf(route.url)) {
+      const id = await this.value(name, fresh, route, chosen);
+      chosen.set(name, id);
+      path = path.replace(`:${name}`, id);
+    }
     return path;
   }
 
-  private async value(name: string, fresh: boolean, route: RouteSummary): Promise<string> {
+  /** The shared record named `name` (made on first use): for bodies that name records, e.g. a run's assistant_id. */
+  sharedId(name: string, route: RouteSummary): Promise<string> {
+    return this.value(name, false, route, new Map());
+  }
+
+  private async value(name: string, fresh: boolean, route: RouteSummary, chosen: Map<string, string>): Promise<string> {
     if (name in PLAIN_PARAMS) return PLAIN_PARAMS[name]!;
     if (name === 'tenantId') return this.world.a.tenantId;
-    if (!fresh && this.shared.has(name)) return this.shared.get(name)!;
-    const id = await this.create(name, route);
-    if (!fresh) this.shared.set(name, id);
+    // Shared only when everything before it in the path is shared too.
+    const key = `${name} in ${[...chosen.values()].join('/')}`;
+    if (!fresh && this.shared.has(key)) return this.shared.get(key)!;
+    const id = await this.create(name, route, chosen);
+    if (!fresh) this.shared.set(key, id);
     return id;
   }
 
-  private async create(name: string, route: RouteSummary): Promise<string> {
+  private async create(name: string, route: RouteSummary, chosen: Map<string, string>): Promise<string> {
     const label = `matrix ${++this.seq}`;
     switch (name) {
       case 'userId':
@@ -109,15 +126,46 @@ export class TenantARecords {
       case 'workspaceId':
         return this.created('/api/os/workspaces', { apiKey: this.world.a.key.key, json: { name: label } });
       case 'collectionId':
-        return this.created(`/api/os/workspaces/${await this.value('workspaceId', true, route)}/collections`, {
+        return this.created(`/api/os/workspaces/${await this.value('workspaceId', true, route, new Map())}/collections`, {
           apiKey: this.world.a.key.key,
           json: { name: label },
         });
       case 'documentId':
-        return this.created(`/api/os/collections/${await this.value('collectionId', true, route)}/documents`, {
+        return this.created(`/api/os/collections/${await this.value('collectionId', true, route, new Map())}/documents`, {
           apiKey: this.world.a.key.key,
           json: { name: `${label}.txt`, text: label },
         });
+      // The platform-kept history (llm/history): a conversation is the member's, a thread,
+      // an assistant and a run are the tenant's API keys' (their owner rule, llm/history/owner.ts).
+      case 'conversationId':
+        return this.conversation('chat', this.world.a.member.id);
+      case 'threadId':
+        return this.conversation('thread', 'keys');
+      case 'assistantId': {
+        const id = newId('assistant');
+        await this.gw.ctx.db.query("INSERT INTO assistants (id, tenant_id, owner, model) VALUES ($1, $2, 'keys', 'matrix-model')", [
+          id,
+          this.world.a.tenantId,
+        ]);
+        return id;
+      }
+      case 'messageId':
+        return (await this.item(chosen.get('threadId') ?? chosen.get('conversationId')!)).id;
+      case 'runId': {
+        const threadId = chosen.get('threadId')!;
+        const run = await runRepository.insert(this.gw.ctx.db, {
+          id: newId('run'),
+          tenant_id: this.world.a.tenantId,
+          conversation_id: threadId,
+          owner: 'keys',
+          model: 'matrix-model',
+        });
+        const item = await this.item(threadId, run.id);
+        await runRepository.setMessage(this.gw.ctx.db, run.id, item.id);
+        return run.id;
+      }
+      case 'stepId':
+        return stepIdOf(chosen.get('runId')!);
       case 'nodeId':
         return this.created('/api/llm/v1/nodes', {
           token: this.world.platform.admin.token,
@@ -129,6 +177,29 @@ export class TenantARecords {
             'to create one in tenant A, or list it in PLAIN_PARAMS if it is not an id.',
         );
     }
+  }
+
+  private async conversation(surface: 'chat' | 'thread', owner: string): Promise<string> {
+    const row = await conversationRepository.insert(this.gw.ctx.db, {
+      id: newId(surface === 'chat' ? 'conversation' : 'thread'),
+      tenant_id: this.world.a.tenantId,
+      owner,
+      surface,
+      title: `matrix ${++this.seq}`,
+    });
+    return row.id;
+  }
+
+  private item(conversationId: string, runId?: string) {
+    return itemRepository.append(this.gw.ctx.db, {
+      id: newId('message'),
+      conversation_id: conversationId,
+      tenant_id: this.world.a.tenantId,
+      role: runId ? 'assistant' : 'user',
+      content: 'matrix',
+      status: 'completed',
+      ...(runId ? { run_id: runId } : {}),
+    });
   }
 
   private async created(path: string, options: Parameters<TestGateway['request']>[2]): Promise<string> {
@@ -152,6 +223,19 @@ const BODIES: Record<string, unknown> = {
   // Exactly one of `code` and `password`, or a 400 before the caller is looked at.
   'POST /api/auth/2fa/disable': { password: 'not the password' },
 };
+
+/** Bodies naming one of tenant A's records: the route looks at the record (404 for a caller not its owner's) before the caller. */
+const BODIES_WITH_RECORDS: Record<string, (records: TenantARecords, route: RouteSummary) => Promise<unknown>> = {
+  'POST /api/llm/v1/threads/:threadId/runs': async (r, route) => ({ assistant_id: await r.sharedId('assistantId', route) }),
+  'POST /api/llm/v1/threads/:threadId/runs/stream': async (r, route) => ({ assistant_id: await r.sharedId('assistantId', route) }),
+  'POST /api/llm/v1/threads/runs': async (r, route) => ({ assistant_id: await r.sharedId('assistantId', route) }),
+};
+
+/** The body for a route, naming tenant A's records where the route needs one. */
+export async function bodyWithRecords(route: RouteSummary, records: TenantARecords): Promise<unknown> {
+  const make = BODIES_WITH_RECORDS[`${route.method} ${route.url}`];
+  return make ? make(records, route) : bodyFor(route);
+}
 
 type Schema = { [keyword: string]: any };
 let seq = 0;

@@ -72,6 +72,19 @@ describe('fuzz: generated hostile requests on every route', () => {
       apiKey,
       json: { name: 'fuzz.txt', text: 'fuzz target' },
     });
+    const thread = await gw.request('POST', '/api/llm/v1/threads', {
+      apiKey,
+      json: { messages: [{ role: 'user', content: 'fuzz target' }] },
+    });
+    const messages = await gw.request('GET', `/api/llm/v1/threads/${thread.body.id}/messages`, { apiKey });
+    const assistant = await gw.request('POST', '/api/llm/v1/assistants', { apiKey, json: { model: CHAT_MODEL, name: 'fuzz target' } });
+    const conversation = await gw.request('POST', '/api/llm/v1/chat', {
+      token: adminJwt,
+      json: { model: CHAT_MODEL, message: 'fuzz target' },
+    });
+    assert.equal(thread.status, 200, thread.text);
+    assert.equal(assistant.status, 200, assistant.text);
+    assert.equal(conversation.status, 200, conversation.text);
     assert.equal(workspace.status, 201, workspace.text);
     assert.equal(node.status, 201, node.text);
     assert.equal(collection.status, 201, collection.text);
@@ -88,6 +101,10 @@ describe('fuzz: generated hostile requests on every route', () => {
         collectionId: collection.body.id,
         documentId: document.body.id,
         nodeId: node.body.id,
+        conversationId: conversation.body.conversationId,
+        threadId: thread.body.id,
+        messageId: messages.body.data[0].id,
+        assistantId: assistant.body.id,
       },
       closedUrl,
       chatModel: CHAT_MODEL,

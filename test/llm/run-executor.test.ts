@@ -13,6 +13,8 @@ import { conversationRepository, itemRepository } from '../../src/areas/llm/hist
 import { runRepository } from '../../src/areas/llm/runs/repository.js';
 import { endAbandonedRuns } from '../../src/areas/llm/runs/recovery.js';
 import { windowOf } from '../../src/areas/llm/history/trim.js';
+import { RequestAbortController } from '../../src/platform/request-abort.js';
+import { ClientClosedError } from '../../src/areas/llm/calls/client-watch.js';
 
 describe('run executor', () => {
   let gw: TestGateway;
@@ -118,6 +120,30 @@ describe('run executor', () => {
       assert.equal(outcome.item?.incomplete_reason, 'run_cancelled');
       assert.ok(outcome.item!.content.length > 0 && outcome.item!.content.length < 'Fake answer to: hello there'.length);
       await fake.waitForAbort(1, 5000);
+    } finally {
+      fake.behaviour.tokenDelayMs = 0;
+    }
+  });
+
+  it("stops when the caller's signal aborts, a client watch's RequestAbortSignal included (AbortSignal.any never followed one)", async () => {
+    fake.behaviour.tokenDelayMs = 200;
+    try {
+      const p = await prepared();
+      const client = new RequestAbortController();
+      const aborted = fake.aborted();
+      let deltas = 0;
+      const outcome = await gw.ctx.llm.runs.execute({
+        ...generation(p),
+        signal: client.signal,
+        onDelta: () => {
+          if (++deltas === 2) client.abort(new ClientClosedError());
+        },
+      });
+      assert.equal(outcome.stopped, 'client_gone');
+      assert.equal(outcome.run?.status, 'incomplete');
+      assert.equal(outcome.item?.status, 'incomplete');
+      assert.equal(outcome.item?.incomplete_reason, 'client_disconnected');
+      await fake.waitForAbort(aborted + 1, 5000);
     } finally {
       fake.behaviour.tokenDelayMs = 0;
     }

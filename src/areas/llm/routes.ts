@@ -1,5 +1,5 @@
-// The llm area under /api/llm/v1: compute nodes, models, chat completions, model pulls,
-// and the threads API (assistants, threads, messages).
+// The llm area under /api/llm/v1: compute nodes, models, chat completions, the persisted
+// chat and its conversations, the threads API (assistants, threads, messages), model pulls.
 // The area takes what it needs of the composition root (AppContext satisfies
 // LlmAreaDeps) and hands each feature its own narrow deps, built once here.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -12,6 +12,7 @@ import type { CheckScope, Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
+import { conversationRoutes } from './conversations/routes.js';
 import { pullRoutes } from './pull/routes.js';
 import { assistantRoutes } from './assistants/routes.js';
 import { threadRoutes } from './threads/routes.js';
@@ -42,6 +43,18 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };
   await app.register(chatRoutes, {
     deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds, grounding },
+  });
+  await app.register(conversationRoutes, {
+    deps: {
+      db: deps.db,
+      router: llm.router,
+      usage: llm.usage,
+      runs: llm.runs,
+      calls: llm.calls,
+      heartbeatMs,
+      retryAfterSeconds,
+      grounding,
+    },
   });
   await app.register(pullRoutes, {
     deps: {

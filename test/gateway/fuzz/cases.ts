@@ -21,7 +21,19 @@ export interface Fixture {
   apiKey: string;
   adminJwt: string;
   /** Throwaway user and key of tenant B; workspace, collection and document of tenant A; API-created node. */
-  ids: { userId: string; keyId: string; workspaceId: string; collectionId: string; documentId: string; nodeId: string };
+  ids: {
+    userId: string;
+    keyId: string;
+    workspaceId: string;
+    collectionId: string;
+    documentId: string;
+    nodeId: string;
+    /** The platform-kept history: the admin's conversation; the key's thread, a message in it, and an assistant. */
+    conversationId: string;
+    threadId: string;
+    messageId: string;
+    assistantId: string;
+  };
   /** A loopback address nobody listens on: pulls and node health checks fail at once, nothing leaves the machine. */
   closedUrl: string;
   /** A model the fake engine serves. */
@@ -236,6 +248,14 @@ function fillParams(route: RouteSummary, fx: Fixture, rng: Rng, engine: string, 
         return fx.ids.documentId;
       case 'nodeId':
         return fx.ids.nodeId;
+      case 'conversationId':
+        return fx.ids.conversationId;
+      case 'threadId':
+        return fx.ids.threadId;
+      case 'messageId':
+        return fx.ids.messageId;
+      case 'assistantId':
+        return fx.ids.assistantId;
       case 'engine':
         return engine;
       default:
@@ -267,12 +287,18 @@ function hintsFor(route: RouteSummary, fx: Fixture, rng: Rng, engine: string): H
       case 'tenantIds[]':
         return fx.tenantB;
       case 'workspaceIds[]':
+      case 'workspace_ids[]':
         return fx.ids.workspaceId;
+      case 'assistant_id':
+        return fx.ids.assistantId;
+      case 'conversationId':
+        return fx.ids.conversationId;
       case 'sha256':
         return Array.from({ length: 64 }, () => '0123456789abcdef'[rng.int(0, 15)]).join('');
       case 'code':
         return String(rng.int(0, 999_999)).padStart(6, '0');
       case 'content':
+      case 'message':
         return 'hello';
       case 'max_tokens':
         return rng.int(1, 16);

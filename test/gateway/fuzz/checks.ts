@@ -10,12 +10,22 @@ const ACCEPTED_CORRELATION = /^[A-Za-z0-9._-]{1,64}$/;
 export function check(c: FuzzCase, a: Answer): [string, string][] {
   if (a.error) return [['no answer', a.error]];
   const found: [string, string][] = [];
-  if (a.status >= 500) found.push(['5xx', `status ${a.status}`]);
+  if (a.status >= 500 && !identityRequired(c, a)) found.push(['5xx', `status ${a.status}`]);
   if (a.size > BODY_LIMIT) found.push(['body over 64 KiB', `${a.size} bytes`]);
   if (c.expect && !c.expect.statuses.includes(a.status))
     found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
   if (a.status >= 400) found.push(...problemShape(c, a));
   return found;
+}
+
+/** Spec rule 3: `POST /chat` with an API key is a 500 by contract (USER_IDENTITY_REQUIRED), not a crash. */
+function identityRequired(c: FuzzCase, a: Answer): boolean {
+  if (a.status !== 500 || c.credential !== 'apiKey' || !c.path.split('?')[0]!.toLowerCase().endsWith('/api/llm/v1/chat')) return false;
+  try {
+    return JSON.parse(a.body.toString('utf8')).code === 'USER_IDENTITY_REQUIRED';
+  } catch {
+    return false;
+  }
 }
 
 function problemShape(c: FuzzCase, a: Answer): [string, string][] {

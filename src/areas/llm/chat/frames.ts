@@ -63,9 +63,10 @@ const UNGROUNDED_METADATA_WITH_CHOICES = JSON.stringify({ ...UNGROUNDED_FIELDS, 
  * streamMetadataChoices or the request's stream_options.metadata_choices) adds an
  * empty one for clients that read `chunk.choices` on every frame (the openai SDK).
  */
-export function metadataFrame(withChoices: boolean, grounding: Grounding): string {
-  if (grounding.status === 'inactive') return withChoices ? UNGROUNDED_METADATA_WITH_CHOICES : UNGROUNDED_METADATA;
-  const fields = metadataFields(grounding);
+export function metadataFrame(withChoices: boolean, grounding: Grounding, extra?: Record<string, string>): string {
+  if (grounding.status === 'inactive' && !extra) return withChoices ? UNGROUNDED_METADATA_WITH_CHOICES : UNGROUNDED_METADATA;
+  // `extra`: fields of a surface built on these frames (the persisted chat's conversationId, messageId).
+  const fields = { ...metadataFields(grounding), ...extra };
   return JSON.stringify(withChoices ? { ...fields, choices: [] } : fields);
 }
 

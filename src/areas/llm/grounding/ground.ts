@@ -4,12 +4,12 @@
 // as rag_snippets. Ids of another tenant come back as retrieval's 404, before any
 // engine is called; a request without a grounding field never reaches this file.
 import type { ChatMessage } from '../../../engines/types.js';
-import type { RagScope, RagStatus, Retrieve, Snippet } from '../../grounding.js';
+import type { RagScope, RagStatus, Retrieve, RetrievalResult, Snippet } from '../../grounding.js';
 import { countPromptTokens, countTextTokens } from '../tokens/count.js';
 
 export interface GroundingDeps {
   retrieve: Retrieve;
-  /** The context window assumed for the model (GATEWAY_RAG_CONTEXT_TOKENS): sources fill what the conversation and the answer leave. */
+  /** The context window assumed for models (GATEWAY_RAG_CONTEXT_TOKENS): sources fill what the conversation and the answer leave; the persisted chat trims its history to it. */
   contextTokens: number;
 }
 
@@ -36,6 +36,8 @@ export const wantsGrounding = (fields: GroundingFields): boolean =>
 const INSTRUCTION_TOKENS = 120;
 // Sources never take more than this, however large the context: long prompts slow every model down.
 const MAX_SOURCE_TOKENS = 6000;
+/** The most a grounded prompt's sources take, instructions included: what a caller keeping a long history reserves. */
+export const MAX_GROUNDING_TOKENS = MAX_SOURCE_TOKENS + INSTRUCTION_TOKENS;
 // A source cut to fit keeps at least this much, or is left out.
 const MIN_SOURCE_TOKENS = 48;
 
@@ -55,13 +57,31 @@ export async function ground(
   messages: ChatMessage[],
   maxTokens: number,
 ): Promise<{ grounding: Grounding; messages: ChatMessage[] }> {
-  const query = lastUserTurn(messages);
-  const result = await deps.retrieve(tenantId, {
+  const result = await retrieveFor(deps, tenantId, fields, lastUserTurn(messages));
+  return groundWith(deps, result, messages, maxTokens);
+}
+
+/**
+ * Retrieval alone, for `query`: throws retrieval's 404 for an id that is not the
+ * tenant's. A caller that must check the scope before it stores anything (the
+ * persisted chat) retrieves first and grounds later with groundWith.
+ */
+export function retrieveFor(deps: GroundingDeps, tenantId: string, fields: GroundingFields, query: string): Promise<RetrievalResult> {
+  return deps.retrieve(tenantId, {
     query,
     ...(fields.workspaceIds ? { workspaceIds: fields.workspaceIds } : {}),
     ...(fields.collectionIds ? { collectionIds: fields.collectionIds } : {}),
     ...(fields.ragScopes ? { ragScopes: fields.ragScopes } : {}),
   });
+}
+
+/** What retrieval found, put into `messages` within what the context leaves beside them and the answer. */
+export async function groundWith(
+  deps: Pick<GroundingDeps, 'contextTokens'>,
+  result: RetrievalResult,
+  messages: ChatMessage[],
+  maxTokens: number,
+): Promise<{ grounding: Grounding; messages: ChatMessage[] }> {
   if (result.snippets.length === 0) return { grounding: { snippets: [], active: false, status: result.status }, messages };
 
   const budget = Math.min(MAX_SOURCE_TOKENS, deps.contextTokens - maxTokens - (await countPromptTokens(messages)) - INSTRUCTION_TOKENS);

@@ -17,11 +17,19 @@ export const ListQuery = Type.Object({
 export type ListQuery = Static<typeof ListQuery>;
 
 /**
+ * A page to fetch. `reversed`: fetched in the opposite order and turned around by
+ * listOf; the repositories need not know (they take it as a plain Page).
+ */
+export type ListPage = Page & { reversed?: true };
+
+/**
  * The page a query asks for, with one row more than `limit` (to tell has_more).
  * `isCursor` checks after/before are ids of the listed kind (400 otherwise). OpenAI's
- * default order is `desc` (newest first).
+ * default order is `desc` (newest first). `before` alone asks for the previous page:
+ * the `limit` objects just before the cursor, so they are fetched nearest first (the
+ * other order, `after` the cursor) and turned back into the asked order by listOf.
  */
-export function pageOf(query: ListQuery, isCursor: (id: string) => boolean): Page {
+export function pageOf(query: ListQuery, isCursor: (id: string) => boolean): ListPage {
   const limit = query.limit === undefined ? DEFAULT_LIMIT : /^\d{1,3}$/.test(query.limit) ? Number(query.limit) : Number.NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) throw validation('limit', `must be an integer from 1 to ${MAX_LIMIT}`);
   const order = query.order ?? 'desc';
@@ -30,6 +38,8 @@ export function pageOf(query: ListQuery, isCursor: (id: string) => boolean): Pag
     const cursor = query[name];
     if (cursor !== undefined && !isCursor(cursor)) throw validation(name, 'must be the id of an object in this list');
   }
+  if (query.before && !query.after)
+    return { limit: limit + 1, order: order === 'asc' ? 'desc' : 'asc', after: query.before, reversed: true };
   return { limit: limit + 1, order, ...(query.after ? { after: query.after } : {}), ...(query.before ? { before: query.before } : {}) };
 }
 
@@ -42,8 +52,9 @@ export interface List<T> {
 }
 
 /** The list answer for rows fetched with pageOf's page (one extra row = has_more). */
-export function listOf<R, T extends { id: string }>(rows: R[], page: Page, toObject: (row: R) => T): List<T> {
-  const data = rows.slice(0, page.limit - 1).map(toObject);
+export function listOf<R, T extends { id: string }>(rows: R[], page: ListPage, toObject: (row: R) => T): List<T> {
+  const kept = rows.slice(0, page.limit - 1);
+  const data = (page.reversed ? kept.reverse() : kept).map(toObject);
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: rows.length >= page.limit };
 }
 

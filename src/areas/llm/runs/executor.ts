@@ -73,6 +73,12 @@ export interface Generation {
    * failure (retrieval's 404 for a scope id no longer the tenant's) fails the run.
    */
   prepare?(signal: AbortSignal): Promise<{ messages: ChatMessage[]; grounding?: Grounding }>;
+  /**
+   * Called once a node's engine has accepted the request, before its first token: a
+   * failure before this is `beforeAnswer` (the chat surface can still answer with an
+   * HTTP error), after it the answer has begun (its event stream may open).
+   */
+  onAccepted?(): Promise<void> | void;
   /** Each piece of generated text, in order; awaited, so a slow reader slows the engine rather than filling memory. */
   onDelta?(text: string): Promise<void> | void;
   /**
@@ -159,8 +165,22 @@ export class RunExecutor {
   }
 
   private async generate(g: Generation, own: AbortController): Promise<Outcome> {
+    // The caller's signal stops the run through our own controller. Not AbortSignal.any: the
+    // client watch's signal is a RequestAbortSignal (platform/request-abort.ts), which Node's
+    // AbortSignal.any accepts but never follows.
+    const follow = () => own.abort(g.signal!.reason);
+    if (g.signal?.aborted) follow();
+    else g.signal?.addEventListener('abort', follow, { once: true });
+    try {
+      return await this.generateUntil(g, own);
+    } finally {
+      g.signal?.removeEventListener('abort', follow);
+    }
+  }
+
+  private async generateUntil(g: Generation, own: AbortController): Promise<Outcome> {
     const { db } = this.deps;
-    const signal = g.signal ? AbortSignal.any([g.signal, own.signal]) : own.signal;
+    const signal = own.signal;
     // The whole answer, for the item; StreamedText counts its tokens (and keeps only a tail).
     let content = '';
     const text = new StreamedText();
@@ -193,6 +213,7 @@ export class RunExecutor {
       lease = accepted.lease;
       result.nodeId = lease.node.id;
       reader = new AbortableReader(accepted.value[Symbol.asyncIterator](), signal);
+      await g.onAccepted?.();
       while (!signal.aborted) {
         const next = await reader.next();
         if (next === ABORTED || next.done) break;
