@@ -165,6 +165,25 @@ describe('run executor', () => {
     }
   });
 
+  it('a cancel published on the invalidation bus (as another replica publishes it) stops the run executing here', async () => {
+    fake.behaviour.tokenDelayMs = 200;
+    try {
+      const p = await prepared();
+      let deltas = 0;
+      const outcome = await gw.ctx.llm.runs.execute({
+        ...generation(p),
+        onDelta: () => {
+          if (++deltas === 1) void gw.ctx.bus.publish({ kind: 'run', id: p.run.id });
+        },
+      });
+      assert.equal(outcome.stopped, 'cancelled');
+      assert.equal(outcome.run?.status, 'cancelled');
+      assert.equal(deltas, 1, 'stopped within the engine read that followed');
+    } finally {
+      fake.behaviour.tokenDelayMs = 0;
+    }
+  });
+
   it('a run cancelled before it started is ended without calling the engine', async () => {
     const p = await prepared();
     const before = fake.chatRequests();

@@ -132,7 +132,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const tenants = new TenantSettingsCache((tenantId) => loadLlmSettings({ db }, tenantId), bus);
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
   const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', error.message));
-  const runs = new RunExecutor({ db, router, usage });
+  const runs = new RunExecutor({ db, router, usage, bus });
   let stopSweep = () => {};
 
   return {

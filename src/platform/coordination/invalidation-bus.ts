@@ -7,7 +7,9 @@ export type Invalidation =
   | { kind: 'user'; id: string }
   | { kind: 'tenant'; id: string }
   /** A compute node was added, changed or removed: routers reload their node list. */
-  | { kind: 'computeNode'; id: string };
+  | { kind: 'computeNode'; id: string }
+  /** A run was cancelled (or its thread deleted): whichever process executes it stops it. */
+  | { kind: 'run'; id: string };
 
 export type InvalidationHandler = (event: Invalidation) => void;
 

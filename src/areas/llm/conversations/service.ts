@@ -29,7 +29,7 @@ export interface ConversationDeps {
   router: ModelRouter;
   usage: UsageRecorder;
   /** Generates each turn's answer and stores it (runs/executor.ts). */
-  runs: Pick<RunExecutor, 'execute' | 'stop'>;
+  runs: Pick<RunExecutor, 'execute' | 'cancel'>;
   /** Counts each turn while it runs, so that a shutdown can stop it cleanly. */
   calls: OpenCalls;
   heartbeatMs: number;
@@ -99,7 +99,7 @@ export async function renameConversation(
 export async function deleteConversation(deps: ConversationDeps, principal: Principal, id: string): Promise<void> {
   const row = await ownConversation(deps.db, principal, id);
   if (!(await conversationRepository.delete(deps.db, principal.tenantId, row.owner, 'chat', row.id))) throw notFound('Conversation');
-  if (row.active_run_id) deps.runs.stop(row.active_run_id, 'cancelled');
+  if (row.active_run_id) await deps.runs.cancel(row.active_run_id);
 }
 
 /** The caller's own chat conversation, or the 404 every other case gets (unknown, another person's or tenant's, a thread). */

@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { EngineError, type ChatBatch, type ChatChunk, type ChatMessage, type FinishReason } from '../../../engines/types.js';
 import type { Database } from '../../../platform/db/database.js';
+import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import { ABORTED, AbortableReader, ClientClosedError, ServerStoppingError } from '../calls/client-watch.js';
@@ -42,6 +43,8 @@ export interface ExecutorDeps {
   progressMs?: number;
   /** How long a run's claim lasts without renewal (renewed at a third of it). */
   leaseMs?: number;
+  /** Carries cancels to whichever process executes the run (every replica, once the bus is shared). */
+  bus?: Pick<InvalidationBus, 'publish' | 'subscribe'>;
 }
 
 export interface Generation {
@@ -116,9 +119,15 @@ export class RunExecutor {
   private readonly progressMs: number;
   readonly leaseMs: number;
 
+  private readonly unsubscribe: () => void;
+
   constructor(private readonly deps: ExecutorDeps) {
     this.progressMs = deps.progressMs ?? 1000;
     this.leaseMs = deps.leaseMs ?? 30_000;
+    this.unsubscribe =
+      deps.bus?.subscribe((event) => {
+        if (event.kind === 'run') this.stop(event.id, 'cancelled');
+      }) ?? (() => {});
   }
 
   /** Runs `generation` to its end and writes the outcome. Never throws for the engine's failures: see Outcome. */
@@ -132,6 +141,16 @@ export class RunExecutor {
       .finally(() => this.running.delete(generation.runId));
     this.running.set(generation.runId, { controller, done });
     return done;
+  }
+
+  /**
+   * Cancels a run wherever it executes: in this process at once (before this returns),
+   * on another replica when the bus carries it there; failing that, its lease renewal
+   * sees the run `cancelling` within a third of the lease.
+   */
+  async cancel(runId: string): Promise<void> {
+    if (this.deps.bus) await this.deps.bus.publish({ kind: 'run', id: runId });
+    else this.stop(runId, 'cancelled');
   }
 
   /** Stops a run executing in this process (true), within one engine read. */
@@ -152,6 +171,7 @@ export class RunExecutor {
    * incomplete with what they had); resolves once each has written its outcome.
    */
   async close(graceMs = 0): Promise<void> {
+    this.unsubscribe();
     const executions = [...this.running.values()];
     const all = Promise.allSettled(executions.map((e) => e.done));
     let timer: NodeJS.Timeout | undefined;

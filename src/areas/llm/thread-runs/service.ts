@@ -19,7 +19,7 @@ export interface RunReadDeps {
 }
 
 export interface CancelDeps extends RunReadDeps {
-  runs: Pick<RunExecutor, 'stop'>;
+  runs: Pick<RunExecutor, 'cancel'>;
   feeds: RunFeeds;
 }
 
@@ -72,7 +72,7 @@ export async function cancelRun(deps: CancelDeps, principal: Principal, threadId
     throw new AppError('BAD_REQUEST', `Cannot cancel run with status '${now.status}'.`);
   }
   if (asked.status === 'cancelling') deps.feeds.get(run.id)?.emit('thread.run.cancelling', runObject(asked));
-  deps.runs.stop(run.id, 'cancelled');
+  await deps.runs.cancel(run.id);
   return asked;
 }
 

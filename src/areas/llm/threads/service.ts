@@ -21,7 +21,7 @@ export interface ThreadDeps {
   /** os's check that workspace and collection ids are the tenant's (404 otherwise). */
   checkScope: CheckScope;
   /** Deleting a thread stops the run generating in it first. */
-  runs: Pick<RunExecutor, 'stop'>;
+  runs: Pick<RunExecutor, 'cancel'>;
 }
 
 /** A thread's create request, checked and ready to insert (insertThread), inside a transaction or not. */
@@ -107,7 +107,7 @@ export async function updateThread(deps: ThreadDeps, principal: Principal, threa
  */
 export async function deleteThread(deps: ThreadDeps, principal: Principal, threadId: string) {
   const thread = await threadRow(deps.db, principal, threadId);
-  if (thread.active_run_id) deps.runs.stop(thread.active_run_id, 'cancelled');
+  if (thread.active_run_id) await deps.runs.cancel(thread.active_run_id);
   if (!(await conversationRepository.delete(deps.db, principal.tenantId, ownerOf(principal), 'thread', threadId)))
     throw notFoundWithId('thread', threadId);
   return { id: threadId, object: 'thread.deleted' as const, deleted: true as const };
