@@ -253,7 +253,11 @@ describe('persisted chat: conversations', () => {
     });
 
     it('grounds a turn in the workspace: rag fields in the answer, the sources in the prompt, both stored with the message', async () => {
-      const response = await chat({ message: 'How many days of annual leave do we get?', workspaceIds: [workspaceId], max_tokens: 64 });
+      const response = await chat({
+        message: 'What annual leave days does every employee receive?',
+        workspaceIds: [workspaceId],
+        max_tokens: 64,
+      });
       assert.equal(response.status, 200, response.text);
       assert.equal(response.body.rag_active, true);
       assert.equal(response.body.rag_status, 'active');
@@ -262,7 +266,7 @@ describe('persisted chat: conversations', () => {
       const prompt = enginePrompts(fake).at(-1)!;
       assert.equal(prompt[0]!.role, 'system');
       assert.match(prompt[0]!.content, /twenty-five days/);
-      assert.deepEqual(prompt.at(-1), { role: 'user', content: 'How many days of annual leave do we get?' });
+      assert.deepEqual(prompt.at(-1), { role: 'user', content: 'What annual leave days does every employee receive?' });
 
       const read = await get(`${CONVERSATIONS}/${response.body.conversationId}`);
       const [user, assistant] = read.body.messages.data;

@@ -74,7 +74,7 @@ describe('grounded thread runs', () => {
   });
 
   it('cites the document: a file_citation annotation on the [1] marker, stored and streamed', async () => {
-    const threadId = await threadWith('How many days of annual leave do I get?');
+    const threadId = await threadWith('What annual leave days does every employee receive?');
     const run = await client.beta.threads.runs.createAndPoll(threadId, { assistant_id: assistantId });
     assert.equal(run.status, 'completed');
     assert.deepEqual((run as any).workspace_ids, [workspaceId], 'the assistant’s scope');

@@ -120,7 +120,9 @@ describe('thread runs across restarts, shutdowns and expiry', () => {
       status: 'in_progress',
       run_id: runId,
     });
-    const started = await runRepository.start(db, runId, 'proc_dead', 60_000);
+    // Its lease has run out: on PostgreSQL that is how a restarted replica knows the run's
+    // process is gone (the embedded database ends every open run at start anyway).
+    const started = await runRepository.start(db, runId, 'proc_dead', 1);
     await runRepository.appendEvents(db, runId, 0, [
       { event: 'thread.run.created', data: runObject(run) },
       { event: 'thread.run.in_progress', data: runObject(started!) },

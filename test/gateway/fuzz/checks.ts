@@ -10,7 +10,7 @@ const ACCEPTED_CORRELATION = /^[A-Za-z0-9._-]{1,64}$/;
 export function check(c: FuzzCase, a: Answer): [string, string][] {
   if (a.error) return [['no answer', a.error]];
   const found: [string, string][] = [];
-  if (a.status >= 500 && !identityRequired(c, a)) found.push(['5xx', `status ${a.status}`]);
+  if (a.status >= 500 && !byContract(c, a)) found.push(['5xx', `status ${a.status}`]);
   if (a.size > BODY_LIMIT) found.push(['body over 64 KiB', `${a.size} bytes`]);
   if (c.expect && !c.expect.statuses.includes(a.status))
     found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
@@ -18,13 +18,26 @@ export function check(c: FuzzCase, a: Answer): [string, string][] {
   return found;
 }
 
-/** Spec rule 3: `POST /chat` with an API key is a 500 by contract (USER_IDENTITY_REQUIRED), not a crash. */
-function identityRequired(c: FuzzCase, a: Answer): boolean {
-  if (a.status !== 500 || c.credential !== 'apiKey' || !c.path.split('?')[0]!.toLowerCase().endsWith('/api/llm/v1/chat')) return false;
+/**
+ * 5xx answers that are the contract, not a crash: spec rule 3's 500 on `POST /chat`
+ * with an API key, and the 503 for embeddings asked of a database without pgvector.
+ */
+function byContract(c: FuzzCase, a: Answer): boolean {
+  const code = codeOf(a);
+  if (a.status === 503 && code === 'VECTOR_UNAVAILABLE') return true;
+  return (
+    a.status === 500 &&
+    code === 'USER_IDENTITY_REQUIRED' &&
+    c.credential === 'apiKey' &&
+    c.path.split('?')[0]!.toLowerCase().endsWith('/api/llm/v1/chat')
+  );
+}
+
+function codeOf(a: Answer): string | undefined {
   try {
-    return JSON.parse(a.body.toString('utf8')).code === 'USER_IDENTITY_REQUIRED';
+    return JSON.parse(a.body.toString('utf8')).code;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
