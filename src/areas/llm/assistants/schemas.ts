@@ -37,8 +37,8 @@ const MaxTokens = Type.Integer({ minimum: 1, maximum: MAX_TOKENS_CEILING });
 const nullable = <T extends ReturnType<typeof Type.String | typeof Type.Number | typeof Type.Integer>>(schema: T) =>
   Type.Optional(Type.Union([schema, Type.Null()]));
 
-export const NewAssistant = Type.Object({
-  model: Model,
+// What an assistant carries besides its model; every field optional, null clears a nullable one.
+const AssistantFields = {
   name: nullable(Name),
   description: nullable(Description),
   instructions: nullable(Instructions),
@@ -47,21 +47,13 @@ export const NewAssistant = Type.Object({
   metadata: MetadataField,
   ...ScopeFields,
   ...ToolFields,
-});
+};
+
+export const NewAssistant = Type.Object({ model: Model, ...AssistantFields });
 export type NewAssistant = Static<typeof NewAssistant>;
 
-/** Every field optional; null clears a nullable one, a field left out is kept. */
-export const AssistantPatch = Type.Object({
-  model: Type.Optional(Model),
-  name: nullable(Name),
-  description: nullable(Description),
-  instructions: nullable(Instructions),
-  temperature: nullable(Temperature),
-  max_tokens: nullable(MaxTokens),
-  metadata: MetadataField,
-  ...ScopeFields,
-  ...ToolFields,
-});
+/** Every field optional; a field left out is kept. */
+export const AssistantPatch = Type.Object({ model: Type.Optional(Model), ...AssistantFields });
 export type AssistantPatch = Static<typeof AssistantPatch>;
 
 export const AssistantParams = Type.Object({ assistantId: Type.String() });

@@ -18,8 +18,8 @@ const Message = Type.Object({
   content: Type.String({ maxLength: MAX_CONTENT_CHARS, text: 'verbatim' }),
 });
 
-export const ChatCompletionBody = Type.Object({
-  messages: Type.Array(Message, { minItems: 1, maxItems: MAX_MESSAGES }),
+/** What a request asks of the generation: shared by chat/completions and the persisted chat. */
+export const GenerationFields = {
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKENS_CEILING })),
   // OpenAI's range; engines disagree beyond it.
@@ -33,12 +33,17 @@ export const ChatCompletionBody = Type.Object({
       metadata_choices: Type.Optional(Type.Boolean()),
     }),
   ),
+};
+
+export const ChatCompletionBody = Type.Object({
+  messages: Type.Array(Message, { minItems: 1, maxItems: MAX_MESSAGES }),
+  ...GenerationFields,
   // Grounding in the tenant's documents (workspaceIds, collectionIds, ragScopes): see areas/grounding.ts.
   ...GroundingFields,
 });
 export type ChatCompletionBody = Static<typeof ChatCompletionBody>;
 
-const Usage = Type.Object({
+export const Usage = Type.Object({
   prompt_tokens: Type.Integer(),
   completion_tokens: Type.Integer(),
   total_tokens: Type.Integer(),

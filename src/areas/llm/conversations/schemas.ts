@@ -6,7 +6,7 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { GroundingFields, RagStatus, Snippet } from '../../grounding.js';
 import { Text, Timestamp } from '../../schemas.js';
-import { MAX_CONTENT_CHARS, MAX_TOKENS_CEILING } from '../chat/schemas.js';
+import { GenerationFields, MAX_CONTENT_CHARS, Usage } from '../chat/schemas.js';
 
 export const TITLE_MAX_CHARS = 200;
 export const PAGE_MAX = 100;
@@ -18,27 +18,12 @@ const ID_SHAPE = '^[a-z]{2,10}_[0-9A-HJKMNP-TV-Z]{26}$';
 export const ChatBody = Type.Object({
   // Passed to the model as written (only NUL is refused, as for chat/completions' content), but not blank.
   message: Type.String({ minLength: 1, maxLength: MAX_CONTENT_CHARS, pattern: '\\S', text: 'verbatim' }),
-  model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   /** The conversation to continue (a `conversationId` an earlier turn returned); none starts one. */
   conversationId: Type.Optional(Type.String({ pattern: ID_SHAPE })),
-  max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_TOKENS_CEILING })),
-  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
-  stream: Type.Optional(Type.Boolean()),
-  stream_options: Type.Optional(
-    Type.Object({
-      include_usage: Type.Optional(Type.Boolean()),
-      metadata_choices: Type.Optional(Type.Boolean()),
-    }),
-  ),
+  ...GenerationFields,
   ...GroundingFields,
 });
 export type ChatBody = Static<typeof ChatBody>;
-
-const Usage = Type.Object({
-  prompt_tokens: Type.Integer(),
-  completion_tokens: Type.Integer(),
-  total_tokens: Type.Integer(),
-});
 
 /** The answer to one turn (JSON; a stream sends chat/completions' frames instead). */
 export const ChatTurn = Type.Object({
