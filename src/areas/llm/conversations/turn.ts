@@ -6,14 +6,14 @@
 //
 // History trimming: the context window assumed for models is GATEWAY_RAG_CONTEXT_TOKENS.
 // The history may take that less the answer's max_tokens and, when grounding is asked,
-// less the room kept for sources (half of what is left, at most MAX_GROUNDING_TOKENS);
+// less the room kept for sources (grounding/ground.ts historyBudget);
 // history/trim.ts then drops the oldest turns first and always keeps the newest one.
 import type { ChatMessage } from '../../../engines/types.js';
 import { AppError, notFound } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { RetrievalResult } from '../../grounding.js';
-import { groundWith, MAX_GROUNDING_TOKENS, retrieveFor, wantsGrounding, type Grounding } from '../grounding/ground.js';
+import { groundWith, historyBudget, retrieveFor, wantsGrounding, type Grounding } from '../grounding/ground.js';
 import { ownerOf } from '../history/owner.js';
 import { conversationRepository, itemRepository } from '../history/repository.js';
 import { windowOf } from '../history/trim.js';
@@ -119,9 +119,8 @@ export async function beginTurn(deps: ConversationDeps, principal: Principal, co
 
 /** The messages the model sees: the history within the budget, grounded with what retrieval found. */
 async function seeHistory(deps: ConversationDeps, turn: Turn, retrieval: RetrievalResult | undefined): Promise<void> {
-  const left = deps.grounding.contextTokens - turn.maxTokens;
-  const forSources = retrieval ? Math.min(MAX_GROUNDING_TOKENS, Math.floor(left / 2)) : 0;
-  const history = await windowOf(deps.db, turn.principal.tenantId, turn.conversationId, { budgetTokens: Math.max(0, left - forSources) });
+  const budgetTokens = historyBudget(deps.grounding.contextTokens, turn.maxTokens, retrieval !== undefined);
+  const history = await windowOf(deps.db, turn.principal.tenantId, turn.conversationId, { budgetTokens });
   if (!retrieval) {
     turn.messages = history;
     return;

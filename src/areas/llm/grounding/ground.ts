@@ -38,6 +38,16 @@ const INSTRUCTION_TOKENS = 120;
 const MAX_SOURCE_TOKENS = 6000;
 /** The most a grounded prompt's sources take, instructions included: what a caller keeping a long history reserves. */
 export const MAX_GROUNDING_TOKENS = MAX_SOURCE_TOKENS + INSTRUCTION_TOKENS;
+
+/**
+ * The tokens a kept history (the persisted chat, a thread) may take: the context less
+ * the answer's max_tokens and, when grounded, room for the sources (half of what is
+ * left, at most MAX_GROUNDING_TOKENS).
+ */
+export function historyBudget(contextTokens: number, maxTokens: number, grounded: boolean): number {
+  const left = Math.max(0, contextTokens - maxTokens);
+  return grounded ? left - Math.min(MAX_GROUNDING_TOKENS, Math.floor(left / 2)) : left;
+}
 // A source cut to fit keeps at least this much, or is left out.
 const MIN_SOURCE_TOKENS = 48;
 

@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../../engines/types.js';
 import type { Database } from '../../../platform/db/database.js';
 import type { Principal } from '../../../platform/identity.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../chat/schemas.js';
-import { ground, type Grounding, type GroundingDeps } from '../grounding/ground.js';
+import { ground, historyBudget, type Grounding, type GroundingDeps } from '../grounding/ground.js';
 import type { ItemRow, StoredScope } from '../history/repository.js';
 import { windowOf } from '../history/trim.js';
 import type { RunExecutor } from '../runs/executor.js';
@@ -21,9 +21,6 @@ export interface ExecutionDeps {
   grounding: GroundingDeps;
   logError(error: unknown, message: string): void;
 }
-
-// Sources never take more than grounding's own ceiling (6000 tokens and 120 for its instructions).
-const MAX_SOURCE_ROOM = 6120;
 
 /** Starts the run and returns at once; errors are logged, never thrown (nobody awaits this). */
 export function executeInBackground(
@@ -74,9 +71,7 @@ async function promptOf(deps: ExecutionDeps, run: RunRow): Promise<{ messages: C
   const maxTokens = run.params.max_tokens ?? DEFAULT_MAX_TOKENS;
   const scope = run.params.grounding;
   const grounded = hasScope(scope);
-  const rest = Math.max(0, deps.grounding.contextTokens - maxTokens);
-  // When grounded, the sources get up to half of what the answer leaves; the thread the rest.
-  const budgetTokens = grounded ? rest - Math.min(MAX_SOURCE_ROOM, Math.floor(rest / 2)) : rest;
+  const budgetTokens = historyBudget(deps.grounding.contextTokens, maxTokens, grounded);
   const system = systemOf(run);
   const messages = await windowOf(deps.db, run.tenant_id, run.conversation_id, { ...(system ? { system } : {}), budgetTokens });
   // Retrieval searches for the last user message: a thread without one is answered ungrounded.
