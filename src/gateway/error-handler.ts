@@ -90,9 +90,12 @@ export function handleClientError(this: FastifyInstance, error: ConnectionError,
   const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
   if (socket.writable && !pending?.headersSent) {
     const body = JSON.stringify(problem(failure.status, failure.code, failure.detail, correlationId));
+    // An answer to HEAD has no body (its length is still given): a client reads none, and bytes after the headers break its parser.
+    const raw = (error as ConnectionError & { rawPacket?: Buffer }).rawPacket;
+    const head = raw?.subarray(0, 5).toString('latin1') === 'HEAD ';
     socket.write(
       `HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Correlation-ID: ${correlationId}\r\nConnection: close\r\n\r\n${body}`,
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Correlation-ID: ${correlationId}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     );
   }
   socket.destroy(error);

@@ -194,5 +194,26 @@ describe('edge: legacy casing and odd spellings', () => {
         assert.ok(status === 400 || status === 401 || status === 404, `${target} → ${status}`);
       }
     });
+
+    it('a HEAD request Node cannot parse gets its 400 without a body (the fuzz found one: the client choked on the body)', async () => {
+      const { port } = new URL(gw.url);
+      for (const method of ['HEAD', 'GET']) {
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = net.connect({ host: '127.0.0.1', port: Number(port) }, () =>
+            socket.write(`${method} %2Fhealth HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`),
+          );
+          let text = '';
+          socket.setTimeout(5000, () => socket.destroy(new Error('no answer')));
+          socket.on('data', (c) => (text += c.toString('utf8')));
+          socket.on('close', () => resolve(text));
+          socket.on('error', reject);
+        });
+        const [head, body] = raw.split('\r\n\r\n');
+        assert.match(head!, /^HTTP\/1\.1 400 /, method);
+        assert.match(head!, /content-length: [1-9]\d*/i, method);
+        if (method === 'HEAD') assert.equal(body, '', 'no body after the headers');
+        else assert.equal(JSON.parse(body!).status, 400);
+      }
+    });
   });
 });
