@@ -227,6 +227,12 @@ export const itemRepository = {
     return row;
   },
 
+  /** An item by id, for the executor's own writes (its run already names it). */
+  async byId(q: Queryable, id: string): Promise<ItemRow | undefined> {
+    const [row] = await q.query<ItemRow>('SELECT * FROM conversation_items WHERE id = $1', [id]);
+    return row;
+  },
+
   /** A page of the conversation's items in position order; `after`/`before` are item ids. */
   async list(q: Queryable, tenantId: string, conversationId: string, page: Page & { runId?: string }): Promise<ItemRow[]> {
     const op = page.order === 'asc' ? '>' : '<';

@@ -12,28 +12,21 @@
 // thread run passes none and survives its client. Runs are held under a lease
 // renewed while they execute; a run whose process died is ended by recovery.ts.
 import { randomUUID } from 'node:crypto';
-import { EngineError, type ChatBatch, type ChatChunk, type ChatMessage, type FinishReason } from '../../../engines/types.js';
+import { EngineError, type ChatBatch, type ChatChunk, type ChatMessage } from '../../../engines/types.js';
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
-import { AppError } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
-import { ABORTED, AbortableReader, ClientClosedError, ServerStoppingError } from '../calls/client-watch.js';
+import { ABORTED, AbortableReader } from '../calls/client-watch.js';
 import type { Grounding } from '../grounding/ground.js';
-import { conversationRepository, itemRepository, type ItemRow } from '../history/repository.js';
+import { conversationRepository, itemRepository } from '../history/repository.js';
 import type { Lease, ModelRouter } from '../router/types.js';
 import { completeUsage, StreamedText, type TokenUsage } from '../tokens/count.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import { runRepository, type RunEnding, type RunRow } from './repository.js';
+import { runRepository, type RunRow } from './repository.js';
+import { endingOf, RunStopped, stopReasonOf, usageStatusOf, type Outcome, type Result, type StopReason } from './outcome.js';
+import { ProgressSaver } from './progress-saver.js';
 
-/** Why a run stopped before its engine finished (the abort reason of its signal). */
-export type StopReason = 'client_gone' | 'cancelled' | 'expired' | 'shutdown';
-
-export class RunStopped extends Error {
-  constructor(readonly reason: StopReason) {
-    super(`The run stopped: ${reason}.`);
-    this.name = 'RunStopped';
-  }
-}
+export { RunStopped, SHUTDOWN_MESSAGE, type Outcome, type StopReason } from './outcome.js';
 
 export interface ExecutorDeps {
   db: Database;
@@ -90,21 +83,6 @@ export interface Generation {
    * off by a shutdown. Its failure rejects execute's promise.
    */
   onFinished?(outcome: Outcome): Promise<void> | void;
-}
-
-export interface Outcome {
-  /** The run as ended (undefined when it had already ended elsewhere, e.g. cancelled before it started). */
-  run: RunRow | undefined;
-  item: ItemRow | undefined;
-  content: string;
-  finishReason: FinishReason | null;
-  usage: TokenUsage;
-  /** Set when the run stopped early. */
-  stopped?: StopReason;
-  /** The engine's failure, and whether it came before any answer (then nothing was generated: the caller may answer with an HTTP error). */
-  failure?: { error: unknown; beforeAnswer: boolean };
-  /** The node that answered. */
-  nodeId: string | null;
 }
 
 interface Execution {
@@ -204,7 +182,7 @@ export class RunExecutor {
     // The whole answer, for the item; StreamedText counts its tokens (and keeps only a tail).
     let content = '';
     const text = new StreamedText();
-    const result: Omit<Outcome, 'run' | 'item'> = { content: '', finishReason: null, usage: NO_TOKENS, nodeId: null };
+    const result: Result = { content: '', finishReason: null, usage: NO_TOKENS, nodeId: null };
     const started = await runRepository.start(db, g.runId, this.processId, this.leaseMs);
     if (!started) {
       // Cancelled (or ended) before it started: the item still needs its ending.
@@ -305,7 +283,7 @@ export class RunExecutor {
   }
 
   /** Item, run and the conversation's active run, in one transaction. */
-  private async finish(g: Generation, result: Omit<Outcome, 'run' | 'item'>, grounding: Grounding | undefined): Promise<Outcome> {
+  private async finish(g: Generation, result: Result, grounding: Grounding | undefined): Promise<Outcome> {
     const { run: ending, item } = endingOf(result);
     const rows = await this.deps.db.tx(async (q) => {
       await itemRepository.finish(q, g.messageId, {
@@ -316,8 +294,7 @@ export class RunExecutor {
       });
       const run = await runRepository.finish(q, g.runId, { ...ending, usage: usageOf(result.usage) });
       await conversationRepository.releaseActiveRun(q, g.conversationId, g.runId);
-      const [row] = await q.query<ItemRow>('SELECT * FROM conversation_items WHERE id = $1', [g.messageId]);
-      return { run, item: row };
+      return { run, item: await itemRepository.byId(q, g.messageId) };
     });
     return { ...result, ...rows };
   }
@@ -330,103 +307,3 @@ const usageOf = (usage: TokenUsage) => ({
   completion_tokens: usage.completionTokens,
   total_tokens: usage.promptTokens + usage.completionTokens,
 });
-
-function stopReasonOf(reason: unknown): StopReason {
-  if (reason instanceof RunStopped) return reason.reason;
-  if (reason instanceof ClientClosedError) return 'client_gone';
-  if (reason instanceof ServerStoppingError) return 'shutdown';
-  return 'cancelled';
-}
-
-export const SHUTDOWN_MESSAGE = 'The server shut down while the answer was being generated; the answer is incomplete.';
-
-/** What the run and its item record for a result (OpenAI's statuses and reasons). */
-function endingOf(result: Omit<Outcome, 'run' | 'item'>): {
-  run: RunEnding;
-  item: { status: 'completed' | 'incomplete'; incompleteReason?: string };
-} {
-  switch (result.stopped) {
-    case 'cancelled':
-      return { run: { status: 'cancelled' }, item: { status: 'incomplete', incompleteReason: 'run_cancelled' } };
-    case 'expired':
-      return { run: { status: 'expired' }, item: { status: 'incomplete', incompleteReason: 'run_expired' } };
-    case 'client_gone':
-      return {
-        run: { status: 'incomplete', incompleteDetails: { reason: 'client_disconnected' } },
-        item: { status: 'incomplete', incompleteReason: 'client_disconnected' },
-      };
-    case 'shutdown':
-      return {
-        run: { status: 'failed', lastError: { code: 'server_error', message: SHUTDOWN_MESSAGE } },
-        item: { status: 'incomplete', incompleteReason: 'run_failed' },
-      };
-  }
-  if (result.failure) {
-    return {
-      run: { status: 'failed', lastError: lastErrorOf(result.failure) },
-      item: { status: 'incomplete', incompleteReason: 'run_failed' },
-    };
-  }
-  if (result.finishReason === 'length') {
-    return {
-      run: { status: 'incomplete', incompleteDetails: { reason: 'max_completion_tokens' } },
-      item: { status: 'incomplete', incompleteReason: 'max_tokens' },
-    };
-  }
-  return { run: { status: 'completed' }, item: { status: 'completed' } };
-}
-
-function lastErrorOf({ error, beforeAnswer }: { error: unknown; beforeAnswer: boolean }): RunEnding['lastError'] {
-  if (error instanceof AppError) {
-    // The router's 503 (no healthy node) or 400 (a model no node serves any more), or
-    // retrieval's 404 (a grounding scope id no longer the tenant's): the caller's to fix.
-    return { code: error.status >= 400 && error.status < 500 ? 'invalid_prompt' : 'server_error', message: error.detail };
-  }
-  if (error instanceof EngineError && error.failure === 'timeout')
-    return { code: 'server_error', message: 'The model stopped responding; the answer is incomplete.' };
-  return {
-    code: 'server_error',
-    message: beforeAnswer ? 'The model could not be reached.' : 'The model failed while generating the answer; the answer is incomplete.',
-  };
-}
-
-function usageStatusOf(result: Omit<Outcome, 'run' | 'item'>): string {
-  if (result.stopped === 'client_gone' || result.stopped === 'cancelled' || result.stopped === 'expired') return 'client_closed';
-  if (result.stopped === 'shutdown') return 'interrupted';
-  if (result.failure)
-    return result.failure.error instanceof AppError && result.failure.error.status === 503 ? 'unavailable' : 'engine_error';
-  return 'ok';
-}
-
-/**
- * Saves the growing answer at most once per interval, never two writes at a time
- * and never on the token path (the write is not awaited there).
- */
-class ProgressSaver {
-  private last = 0;
-  private saving: Promise<void> | undefined;
-
-  constructor(
-    private readonly db: Database,
-    private readonly itemId: string,
-    private readonly intervalMs: number,
-  ) {
-    this.last = Date.now();
-  }
-
-  grew(content: string): void {
-    const now = Date.now();
-    if (this.saving || now - this.last < this.intervalMs) return;
-    this.last = now;
-    this.saving = itemRepository
-      .saveProgress(this.db, this.itemId, content)
-      .catch(() => undefined) // the final write has it all anyway
-      .finally(() => {
-        this.saving = undefined;
-      });
-  }
-
-  idle(): Promise<void> {
-    return this.saving ?? Promise.resolve();
-  }
-}

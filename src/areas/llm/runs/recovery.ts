@@ -20,7 +20,7 @@ export async function endAbandonedRuns(db: Database, all: boolean): Promise<RunR
       });
       if (!ended) return; // its process finished it meanwhile
       if (run.message_id) {
-        const [item] = await q.query<{ content: string }>('SELECT content FROM conversation_items WHERE id = $1', [run.message_id]);
+        const item = await itemRepository.byId(q, run.message_id);
         if (item)
           await itemRepository.finish(q, run.message_id, { content: item.content, status: 'incomplete', incompleteReason: 'run_failed' });
       }
