@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { ListOf, ListQuery } from '../history/pages.js';
-import { idempotent } from '../idempotency/idempotency.js';
+import { idempotentRecord } from '../idempotency/idempotency.js';
 import { AssistantDeleted, AssistantObject, AssistantParams, AssistantPatch, NewAssistant } from './schemas.js';
 import {
   createAssistant,
@@ -24,14 +24,11 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ deps: AssistantDeps }>
     { config: owner, schema: { body: NewAssistant, response: { 200: AssistantObject, ...problems(400, 401, 404, 409) } } },
     async (request) => {
       const principal = principalOf(request);
-      return idempotent(
+      return idempotentRecord(
         deps,
         principal,
         request,
-        async () => {
-          const assistant = await createAssistant(deps, principal, request.body);
-          return { id: assistant.id, value: assistant };
-        },
+        () => createAssistant(deps, principal, request.body),
         (id) => findAssistant(deps, principal, id),
       );
     },

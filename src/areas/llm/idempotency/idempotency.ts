@@ -121,3 +121,23 @@ function canonical(value: unknown): string {
   }
   return JSON.stringify(value) ?? 'null';
 }
+
+/** idempotent() for a create whose answer is the record itself (its `id` is what a retry replays). */
+export function idempotentRecord<T extends { id: string }>(
+  deps: IdempotencyDeps,
+  principal: Principal,
+  request: IdempotentRequest,
+  create: () => Promise<T>,
+  replay: (id: string) => Promise<T | undefined>,
+): Promise<T> {
+  return idempotent(
+    deps,
+    principal,
+    request,
+    async () => {
+      const record = await create();
+      return { id: record.id, value: record };
+    },
+    replay,
+  );
+}

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { ListOf, ListQuery } from '../history/pages.js';
-import { idempotent } from '../idempotency/idempotency.js';
+import { idempotentRecord } from '../idempotency/idempotency.js';
 import { appendMessage, deleteMessage, findMessage, getMessage, listMessages, updateMessage } from './messages.js';
 import { MessageObject, ThreadObject } from './objects.js';
 import {
@@ -30,14 +30,11 @@ export const threadRoutes: FastifyPluginAsyncTypebox<{ deps: ThreadDeps }> = asy
     { config: owner, schema: { body: NewThread, response: { 200: ThreadObject, ...problems(400, 401, 404, 409) } } },
     async (request) => {
       const principal = principalOf(request);
-      return idempotent(
+      return idempotentRecord(
         deps,
         principal,
         request,
-        async () => {
-          const thread = await createThread(deps, principal, request.body);
-          return { id: thread.id, value: thread };
-        },
+        () => createThread(deps, principal, request.body),
         (id) => findThread(deps, principal, id),
       );
     },
@@ -76,14 +73,11 @@ export const threadRoutes: FastifyPluginAsyncTypebox<{ deps: ThreadDeps }> = asy
     async (request) => {
       const principal = principalOf(request);
       const { threadId } = request.params;
-      return idempotent(
+      return idempotentRecord(
         deps,
         principal,
         request,
-        async () => {
-          const message = await appendMessage(deps, principal, threadId, request.body);
-          return { id: message.id, value: message };
-        },
+        () => appendMessage(deps, principal, threadId, request.body),
         (id) => findMessage(deps, principal, threadId, id),
       );
     },
