@@ -6,10 +6,19 @@ import type { LookupFunction } from 'node:net';
 export type EngineKind = 'openai' | 'ollama' | 'local';
 export const ENGINE_KINDS: readonly EngineKind[] = ['openai', 'ollama', 'local'];
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+import type { ChatMessage, ChatOptions, ToolCall } from './chat-fields.js';
+
+export type {
+  ChatMessage,
+  ChatOptions,
+  ChatRole,
+  ContentPart,
+  ToolCall,
+  ToolChoice,
+  ToolDefinition,
+  ResponseFormat,
+} from './chat-fields.js';
+export { textOf } from './chat-fields.js';
 
 export interface ChatRequest {
   /** The engine's own model id (what its model list returned). */
@@ -17,6 +26,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   maxTokens: number;
   temperature: number;
+  /** Everything else the client asked for (tools, response_format, sampling fields…); absent: nothing more. */
+  options?: ChatOptions;
   /** Aborted when the client goes away: the adapter must cancel the upstream work. */
   signal: AbortSignal;
 }
@@ -27,16 +38,45 @@ export interface EngineUsage {
   completionTokens?: number;
 }
 
-export type FinishReason = 'stop' | 'length';
+/** Why generation stopped, as the engine reported it (OpenAI's values). */
+export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
-export interface ChatResult {
+/** One generated choice. */
+export interface ChoiceResult {
+  /** The text ('' when the model only called tools). */
   content: string;
   finishReason: FinishReason;
-  usage: EngineUsage;
+  /** The functions the model called, when it did. */
+  toolCalls?: ToolCall[];
+  /** OpenAI's `logprobs` object of the choice, as the engine gave it (when asked for). */
+  logprobs?: unknown;
 }
 
-/** What a chat stream carries: text as it is generated, then exactly one `end`. */
-export type ChatChunk = { type: 'delta'; content: string } | { type: 'end'; finishReason: FinishReason; usage: EngineUsage };
+export interface ChatResult extends ChoiceResult {
+  usage: EngineUsage;
+  /** OpenAI's `system_fingerprint`, when the engine gave one. */
+  systemFingerprint?: string;
+  /** With `n` > 1: choices 1..n-1 (the first is this result itself). Usage covers all of them. */
+  moreChoices?: ChoiceResult[];
+}
+
+/**
+ * What a chat stream carries: text and tool-call pieces as they are generated, then
+ * exactly one `end`. `choice` is the choice's index (absent: 0; only with `n` > 1).
+ * A tool call's first piece has its `id` and `name`; later pieces add to `arguments`.
+ */
+export type ChatChunk =
+  | { type: 'delta'; content: string; choice?: number; logprobs?: unknown }
+  | { type: 'tool_call'; choice?: number; index: number; id?: string; name?: string; arguments: string }
+  | {
+      type: 'end';
+      /** Choice 0's reason. */
+      finishReason: FinishReason;
+      usage: EngineUsage;
+      /** With `n` > 1: every choice's reason, by index. */
+      finishReasons?: FinishReason[];
+      systemFingerprint?: string;
+    };
 
 /**
  * What a chat stream yields: the chunks that one read of the engine's answer
@@ -112,6 +152,7 @@ export type EngineFailure =
   | 'rejected' // the engine refused the request (4xx other than 404/429)
   | 'conflict' // the engine already holds something else under the name asked for
   | 'download_failed' // a pull's download from the caller's URL failed (refused, DNS, HTTP error, cut off): the source's fault, not the node's
+  | 'unsupported' // the engine cannot honour a field of the request; the message (ours, naming the field) goes to the client as a 400
   | 'aborted'; // our caller went away
 
 export class EngineError extends Error {

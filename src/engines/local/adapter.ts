@@ -93,7 +93,7 @@ export class LocalEngine implements Engine {
     for await (const batch of await this.chatStream(request)) {
       for (const chunk of batch) {
         if (chunk.type === 'delta') content += chunk.content;
-        else return { content, finishReason: chunk.finishReason, usage: chunk.usage };
+        else if (chunk.type === 'end') return { content, finishReason: chunk.finishReason, usage: chunk.usage };
       }
     }
     throw new EngineError('upstream_error', 'The local engine ended the generation without a result.');

@@ -16,7 +16,7 @@ import {
   type LlamaEmbeddingContext,
   type LlamaModel,
 } from 'node-llama-cpp';
-import type { ChatMessage, EngineFailure } from '../types.js';
+import { textOf, type ChatMessage, type EngineFailure } from '../types.js';
 import { Mutex } from './mutex.js';
 import type { ChildMessage, LoadInfo, ParentMessage } from './protocol.js';
 
@@ -137,7 +137,9 @@ async function* gated<T, R, N>(inner: AsyncGenerator<T, R, N>, gate: () => Promi
 
 function toHistory(messages: ChatMessage[]): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = messages.map((m) =>
-    m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
+    m.role === 'assistant'
+      ? { type: 'model', response: [textOf(m.content)] }
+      : { type: m.role === 'system' || m.role === 'developer' ? 'system' : 'user', text: textOf(m.content) },
   );
   history.push({ type: 'model', response: [] });
   return history;

@@ -70,6 +70,7 @@ async function relay(
           end = chunk;
           break;
         }
+        if (chunk.type !== 'delta') continue;
         const { content } = chunk;
         if (content === '') continue;
         text.add(content);

@@ -3,7 +3,7 @@
 // the prompt as numbered sources inside a token budget, and the answer reports them
 // as rag_snippets. Ids of another tenant come back as retrieval's 404, before any
 // engine is called; a request without a grounding field never reaches this file.
-import type { ChatMessage } from '../../../engines/types.js';
+import { textOf, type ChatMessage } from '../../../engines/types.js';
 import type { RagScope, RagStatus, Retrieve, RetrievalResult, Snippet } from '../../grounding.js';
 import { countPromptTokens, countTextTokens } from '../tokens/count.js';
 
@@ -101,8 +101,8 @@ export async function groundWith(
 }
 
 function lastUserTurn(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') return messages[i]!.content;
-  return messages[messages.length - 1]!.content;
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === 'user') return textOf(messages[i]!.content);
+  return textOf(messages[messages.length - 1]!.content);
 }
 
 /** The snippets, best first, that fit the budget; the last one cut at a word if only part of it fits. */
@@ -137,6 +137,6 @@ function sourceText(snippet: Snippet, n: number): string {
 function withSources(messages: ChatMessage[], snippets: Snippet[]): ChatMessage[] {
   const sources = `${INSTRUCTIONS}\n\nSources:\n\n${snippets.map((s, i) => sourceText(s, i + 1)).join('\n\n')}`;
   const [first, ...rest] = messages;
-  if (first?.role === 'system') return [{ role: 'system', content: `${first.content}\n\n${sources}` }, ...rest];
+  if (first?.role === 'system') return [{ role: 'system', content: `${textOf(first.content)}\n\n${sources}` }, ...rest];
   return [{ role: 'system', content: sources }, ...messages];
 }

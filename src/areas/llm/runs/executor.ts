@@ -220,7 +220,8 @@ export class RunExecutor {
             end = chunk;
             break;
           }
-          if (chunk.content === '') continue;
+          // Runs ask for no tools: text is all they take.
+          if (chunk.type !== 'delta' || chunk.content === '') continue;
           content += chunk.content;
           text.add(chunk.content);
           saver.grew(content);

@@ -12,7 +12,7 @@
 // before a space where there is one, so ordinary text counts exactly as a whole),
 // yielding to the event loop between batches: a huge prompt costs CPU, never a
 // stall of every other request.
-import type { ChatMessage, EngineUsage } from '../../../engines/types.js';
+import { textOf, type ChatMessage, type EngineUsage } from '../../../engines/types.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
@@ -67,7 +67,8 @@ function segmentEnd(text: string, start: number): number {
 
 export async function countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
   let total = REPLY_PRIMING;
-  for (const message of messages) total += PER_MESSAGE + (await countTextTokens(message.role)) + (await countTextTokens(message.content));
+  for (const message of messages)
+    total += PER_MESSAGE + (await countTextTokens(message.role)) + (await countTextTokens(textOf(message.content)));
   return total;
 }
 
