@@ -1,0 +1,69 @@
+// The official Python `openai` package against the gateway, with the loop its
+// README teaches (`chunk.choices[0].delta.content`), which reads every frame's
+// first choice: it works once the tenant's stream uses the `chunk` metadata frame.
+// The package comes from this machine's local package index; where Python or the
+// package is missing (a clean CI machine may lack it) the test is skipped, saying why.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { ANSWER, compatWorld, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
+
+const probe = spawnSync('python3', ['-c', 'import openai; print(openai.__version__)'], { encoding: 'utf8' });
+const missing = probe.status === 0 ? undefined : 'python3 with the `openai` package is not installed here';
+
+const SCRIPT = String.raw`
+import json, os, sys
+import openai
+client = openai.OpenAI(base_url=os.environ["BASE_URL"], api_key=os.environ["KEY"], max_retries=0)
+model = os.environ["MODEL"]
+out = {"version": openai.__version__}
+messages = [{"role": "user", "content": "hello there"}]
+out["json"] = client.chat.completions.create(model=model, messages=messages).choices[0].message.content
+text = ""
+for chunk in client.chat.completions.create(model=model, messages=messages, stream=True):
+    text += chunk.choices[0].delta.content or ""
+out["stream"] = text
+tools = [{"type": "function", "function": json.loads(os.environ["TOOL"])}]
+question = [{"role": "user", "content": "What is the weather in Paris?"}]
+called = client.chat.completions.create(model=model, messages=question, tools=tools).choices[0]
+call = called.message.tool_calls[0]
+out["finish_reason"] = called.finish_reason
+out["call"] = [call.function.name, json.loads(call.function.arguments)]
+followup = question + [called.message.model_dump(exclude_none=True), {"role": "tool", "tool_call_id": call.id, "content": "sunny"}]
+out["answer"] = client.chat.completions.create(model=model, messages=followup, tools=tools).choices[0].message.content
+try:
+    client.chat.completions.create(model="no-such-model", messages=messages)
+except openai.BadRequestError as e:
+    out["error"] = {"status": e.status_code, "code": e.code, "message": e.message}
+print(json.dumps(out))
+`;
+
+describe('the Python openai package against the gateway', { skip: missing }, () => {
+  let world: CompatWorld;
+
+  before(async () => {
+    world = await compatWorld('python');
+  });
+  after(() => world?.close());
+
+  it('chats, streams with the README loop, calls a tool and reads errors', async () => {
+    world.fake.behaviour.toolCalls = [WEATHER_CALL];
+    // The fake calls the tool only while the last message is not a tool result, so one knob serves the round trip.
+    const run = spawnSync('python3', ['-c', SCRIPT], {
+      encoding: 'utf8',
+      timeout: 60_000,
+      env: { ...process.env, BASE_URL: world.baseURL, KEY: world.key, MODEL, TOOL: JSON.stringify(WEATHER_TOOL) },
+    });
+    delete world.fake.behaviour.toolCalls;
+    assert.equal(run.status, 0, run.stderr);
+    const out = JSON.parse(run.stdout);
+    assert.equal(out.json, ANSWER);
+    assert.equal(out.stream, ANSWER);
+    assert.equal(out.finish_reason, 'tool_calls');
+    assert.deepEqual(out.call, ['get_weather', { city: 'Paris' }]);
+    assert.equal(out.answer, 'Fake answer to tool result: sunny');
+    assert.equal(out.error.status, 400);
+    assert.equal(out.error.code, 'validation_failed');
+    assert.match(out.error.message, /no-such-model/);
+  });
+});
