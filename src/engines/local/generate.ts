@@ -45,6 +45,7 @@ let jsonGrammar: Promise<LlamaGrammar> | undefined;
 export async function generate(message: ChatMessageIn, ctx: GenerateContext): Promise<void> {
   const { session, model, signal } = ctx;
   const { history, generation } = message;
+  // Built before generation is announced as started: a refusal here is still an answer before any output.
   const options = await samplingOptions(generation, ctx);
   // Usage counts the prompt as the model sees it: template and function documentation included.
   const prompt = session.chatWrapper.generateContextState({
@@ -56,6 +57,8 @@ export async function generate(message: ChatMessageIn, ctx: GenerateContext): Pr
   const room = ctx.contextSize - promptTokens;
   if (room < 1) throw new Failure('rejected', `The prompt is ${promptTokens} tokens; the model's context holds ${ctx.contextSize}.`);
   const maxTokens = Math.min(message.maxTokens, room);
+  // Every token generated so far, as OpenAI counts (llama.cpp keeps a ring of this many: at most a context's worth).
+  if (options.repeatPenalty) options.repeatPenalty.lastTokens = maxTokens;
   ctx.send({ type: 'started', id: message.id, promptTokens, maxTokens });
 
   const forced = generation.forcedCall;
@@ -136,7 +139,6 @@ async function samplingOptions(generation: Generation, ctx: GenerateContext): Pr
       penalty: 1, // llama.cpp's own multiplicative penalty stays off: OpenAI has only these two
       presencePenalty: generation.presencePenalty ?? 0,
       frequencyPenalty: generation.frequencyPenalty ?? 0,
-      lastTokens: Number.MAX_SAFE_INTEGER, // every token generated so far, as OpenAI counts
       penalizeNewLine: true,
     };
   }
