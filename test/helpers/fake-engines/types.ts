@@ -16,6 +16,8 @@ export interface FakeBehaviour {
   usage?: unknown;
   repeat?: number;
   pullFrames?: object[];
+  /** Calls the engine answers with when the request offers tools and its last message is not a tool result. */
+  toolCalls?: { name: string; arguments: string }[];
 }
 
 export interface FakeRequest {
