@@ -14,6 +14,14 @@
 // The folder: types.ts (these public shapes), server.ts (the shared node:http core),
 // replies.ts (answer contents both protocols share), openai.ts and ollama.ts (each
 // protocol's routes).
+//
+// The Ollama fake's /api/chat (ollama-chat.ts) speaks those fields natively: with
+// `toolCalls` set, a request with `tools` whose last message is not a tool result is
+// answered with the calls (ids `call_` + 8 characters as Ollama makes them, arguments
+// as objects, each call streamed whole in a frame of its own, done_reason 'stop');
+// `format` "json" answers `{"answer": <reply>}`, a schema format the schema's sample;
+// `logprobs: true` adds Ollama's per-token logprobs (`top_logprobs` alternatives);
+// tool-call arguments that are not objects and a bad `top_logprobs` get Ollama's 400.
 import { startFake } from './server.js';
 import { openaiRoutes } from './openai.js';
 import { ollamaRoutes } from './ollama.js';
