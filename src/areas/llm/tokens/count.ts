@@ -88,12 +88,12 @@ function callsText(calls: readonly ToolCall[]): string {
  */
 export function generatedText(result: ChatResult): string {
   if (result.toolCalls === undefined && result.moreChoices === undefined) return result.content;
-  let text = result.content;
+  const parts: string[] = [];
   for (const choice of [result, ...(result.moreChoices ?? [])]) {
-    if (choice !== result) text += `\n${choice.content}`;
-    if (choice.toolCalls && choice.toolCalls.length > 0) text += `\n${callsText(choice.toolCalls)}`;
+    if (choice.content !== '') parts.push(choice.content);
+    if (choice.toolCalls && choice.toolCalls.length > 0) parts.push(callsText(choice.toolCalls));
   }
-  return text;
+  return parts.join('\n');
 }
 
 export interface TokenUsage {
