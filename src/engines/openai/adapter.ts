@@ -101,11 +101,12 @@ export class OpenAIEngine implements Engine {
             });
             break;
           }
+          // A frame that is JSON but not an object (`null`, `5`) carries nothing: skipped.
+          if (frame === null || typeof frame !== 'object') continue;
           if (frame.error) {
             failure = inBandError(this.http, frame.error, signal, false);
             break;
           }
-          if (frame === null || typeof frame !== 'object') continue;
           if (frame.usage) usage = usageOf(frame.usage);
           answer.read(frame.choices, frame.system_fingerprint, batch);
         }

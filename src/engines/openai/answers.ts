@@ -106,12 +106,13 @@ export class StreamedAnswer {
     if (systemFingerprint !== undefined) this.fingerprint = fingerprintOf(systemFingerprint) ?? this.fingerprint;
     if (!Array.isArray(choices)) return;
     for (const choice of choices as (OpenAIChunkChoice | null)[]) {
-      const index = choice?.index ?? 0;
+      if (typeof choice !== 'object' || choice === null) continue;
+      const index = choice.index ?? 0;
       if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= this.n) continue;
       const i = index as number;
       const reason = finishReasonOf(choice!.finish_reason);
       if (reason !== undefined) this.reasons[i] = reason;
-      const delta = choice!.delta;
+      const delta = typeof choice.delta === 'object' ? choice.delta : undefined;
       const content = delta?.content;
       const logprobs = choice!.logprobs == null ? undefined : logprobsOf(choice!.logprobs);
       if (i === 0 && logprobs === undefined) {
@@ -131,7 +132,8 @@ export class StreamedAnswer {
   /** A call's first piece carries its id (the engine's, or one made here) and name; later pieces add arguments. */
   private readCalls(choice: number, pieces: (OpenAIToolCall | null)[], batch: ChatBatch): void {
     for (const piece of pieces) {
-      const index = piece?.index ?? 0;
+      if (typeof piece !== 'object' || piece === null) continue;
+      const index = piece.index ?? 0;
       if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= MAX_CALLS) continue;
       const chunk: Extract<ChatChunk, { type: 'tool_call' }> = {
         type: 'tool_call',
