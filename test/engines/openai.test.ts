@@ -111,7 +111,12 @@ describe('OpenAI-compatible engine adapter', () => {
     assert.equal(result.finishReason, 'length');
     const chunks = await collect(chunksOf(await engine.chatStream(chatRequest({ maxTokens: 3 }))));
     assert.equal(text(chunks), 'Fake answer to:');
-    assert.deepEqual(chunks.at(-1), { type: 'end', finishReason: 'length', usage: { promptTokens: 6, completionTokens: 3 }, systemFingerprint: 'fp_fake' });
+    assert.deepEqual(chunks.at(-1), {
+      type: 'end',
+      finishReason: 'length',
+      usage: { promptTokens: 6, completionTokens: 3 },
+      systemFingerprint: 'fp_fake',
+    });
   });
 
   it('streams deltas in order, then one end with usage; without usage the counts are undefined', async () => {
