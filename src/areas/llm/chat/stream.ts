@@ -14,9 +14,9 @@ import { DONE, frameOf, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
-import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
+import { DeltaFrames, errorFrame, finalFrame, type MetadataFrameMode, metadataFrame, newCompletion, usageFrame } from './frames.js';
 
-export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
+export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, frameMode: MetadataFrameMode): Promise<void> {
   const client = call.deps.calls.watch(reply.raw);
   try {
     let accepted: { value: AsyncIterable<ChatBatch>; lease: Lease };
@@ -31,7 +31,7 @@ export async function completeStream(call: ChatCall, model: string, reply: Fasti
     // Headers the edge set on the reply (CORS) go out with ours; the reply is ours to write from here.
     const headers = reply.getHeaders();
     reply.hijack();
-    await relay(call, model, reply, headers, accepted, client, metadataChoices);
+    await relay(call, model, reply, headers, accepted, client, frameMode);
   } finally {
     client.dispose();
   }
@@ -44,7 +44,7 @@ async function relay(
   headers: ReturnType<FastifyReply['getHeaders']>,
   { value: batches, lease }: { value: AsyncIterable<ChatBatch>; lease: Lease },
   client: ClientWatch,
-  metadataChoices: boolean,
+  frameMode: MetadataFrameMode,
 ): Promise<void> {
   const completion = newCompletion(model);
   const sse = new SseWriter(reply.raw, call.deps.heartbeatMs);
@@ -57,7 +57,7 @@ async function relay(
   try {
     if (!client.gone()) {
       sse.open(headers);
-      await sse.sendJson(metadataFrame(metadataChoices, call.grounding));
+      await sse.sendJson(metadataFrame(frameMode, call.grounding, completion));
     }
     // Aborted: the client went away, or the server is shutting down.
     while (!client.signal.aborted) {
