@@ -23,6 +23,8 @@ export interface ChatDeps {
   /** Counts the call while it runs, so that a shutdown can stop it cleanly. */
   calls: OpenCalls;
   heartbeatMs: number;
+  /** How long a stream waits for the engine before its head and heartbeats go out (0: until the engine answers). */
+  earlyHeadMs: number;
   /** Retry-After for 503s the engines cause: the router's view of nodes refreshes this often. */
   retryAfterSeconds: number;
   /** Retrieval from the tenant's documents, for requests with grounding fields. */

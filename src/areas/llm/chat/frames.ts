@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ChatResult, ChoiceResult, FinishReason } from '../../../engines/types.js';
 import type { TokenUsage } from '../tokens/count.js';
 import type { Grounding } from '../grounding/ground.js';
+import type { StreamMetadataFrame } from '../settings/schemas.js';
 import type { ChatCompletion } from './schemas.js';
 
 /** What every answer to one request shares. */
@@ -73,19 +74,57 @@ const metadataFields = (g: Grounding) => ({
   snippet_count: g.snippets?.length ?? 0,
   rag_snippets: g.snippets,
 });
-// An ungrounded stream's metadata, as JSON text serialized once: most streams send one of these two.
+// An ungrounded stream's metadata, as JSON text serialized once: most streams send one of these.
 const UNGROUNDED_FIELDS = metadataFields({ snippets: null, active: false, status: 'inactive' });
 const UNGROUNDED_METADATA = JSON.stringify(UNGROUNDED_FIELDS);
 const UNGROUNDED_METADATA_WITH_CHOICES = JSON.stringify({ ...UNGROUNDED_FIELDS, choices: [] });
+// The chunk mode's ungrounded tail: what follows the per-stream id, created and model.
+const FIRST_CHOICE = '"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]';
+const UNGROUNDED_CHUNK_TAIL = `,${FIRST_CHOICE},"rag_active":false,"rag_status":"inactive","rag_snippet_count":0,"rag_snippets":null}`;
+
+/** The metadata frame's shape; see StreamMetadataFrame in settings/schemas.ts. */
+export type MetadataFrameMode = StreamMetadataFrame;
 
 /**
- * Frame 1, as JSON text. The spec's shape has no `choices`; `withChoices` (the tenant's
- * streamMetadataChoices or the request's stream_options.metadata_choices) adds an
- * empty one for clients that read `chunk.choices` on every frame (the openai SDK).
+ * The mode a request chose in stream_options, or undefined to take the tenant's.
+ * `metadata_frame` wins; `metadata_choices`, its older boolean form, means
+ * `empty_choices` (true) or `spec` (false).
  */
-export function metadataFrame(withChoices: boolean, grounding: Grounding, extra?: Record<string, string>): string {
-  if (grounding.status === 'inactive' && !extra) return withChoices ? UNGROUNDED_METADATA_WITH_CHOICES : UNGROUNDED_METADATA;
-  // `extra`: fields of a surface built on these frames (the persisted chat's conversationId, messageId).
+export function requestedFrameMode(options: { metadata_frame?: MetadataFrameMode; metadata_choices?: boolean } | undefined) {
+  if (options === undefined) return undefined;
+  if (options.metadata_frame !== undefined) return options.metadata_frame;
+  if (options.metadata_choices !== undefined) return options.metadata_choices ? 'empty_choices' : 'spec';
+  return undefined;
+}
+
+/**
+ * Frame 1, as JSON text, in the mode the request or the tenant chose:
+ * - `spec`: the spec's shape, without `choices`;
+ * - `empty_choices`: the same with `"choices": []`, for clients that read `chunk.choices`
+ *   on every frame (the openai SDK's loop and stream() helper);
+ * - `chunk`: a chat.completion.chunk of this stream (its id, created, model) whose one
+ *   choice is OpenAI's own first chunk (an empty assistant delta), with the metadata as
+ *   rag_active, rag_status, rag_snippet_count and rag_snippets: every frame is a valid
+ *   chunk, for clients that read `choices[0]` (Python's standard loop).
+ * `extra`: fields of a surface built on these frames (the persisted chat's
+ * conversationId, messageId), top-level in every mode.
+ */
+export function metadataFrame(mode: MetadataFrameMode, grounding: Grounding, c: Completion, extra?: Record<string, string>): string {
+  const ungrounded = grounding.status === 'inactive' && !extra;
+  if (mode === 'chunk') {
+    const head = `{"id":${JSON.stringify(c.id)},"object":"chat.completion.chunk","created":${c.created},"model":${JSON.stringify(c.model)}`;
+    if (ungrounded) return head + UNGROUNDED_CHUNK_TAIL;
+    const rag = {
+      rag_active: grounding.active,
+      rag_status: grounding.status,
+      rag_snippet_count: grounding.snippets?.length ?? 0,
+      rag_snippets: grounding.snippets,
+      ...extra,
+    };
+    return `${head},${FIRST_CHOICE},${JSON.stringify(rag).slice(1)}`;
+  }
+  const withChoices = mode === 'empty_choices';
+  if (ungrounded) return withChoices ? UNGROUNDED_METADATA_WITH_CHOICES : UNGROUNDED_METADATA;
   const fields = { ...metadataFields(grounding), ...extra };
   return JSON.stringify(withChoices ? { ...fields, choices: [] } : fields);
 }

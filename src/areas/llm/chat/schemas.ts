@@ -163,6 +163,7 @@ export const GenerationFields = {
       include_usage: Type.Optional(Type.Boolean()),
       // Ours: `"choices": []` on the metadata frame, for clients that expect choices on every frame.
       metadata_choices: Type.Optional(Type.Boolean()),
+      metadata_frame: Type.Optional(Type.Union([Type.Literal('spec'), Type.Literal('empty_choices'), Type.Literal('chunk')])),
     }),
   ),
 };

@@ -2,11 +2,13 @@
 // (6.1): metadata, deltas, the final frame, the usage frame when asked for, [DONE].
 //
 // The router has chosen the node and the engine has accepted the request before the
-// first byte goes out, so "no node could take it" is still a plain 503 problem. After
-// that nothing is retried: an engine failure ends the stream with an in-band error
-// frame and [DONE]. The engine is read one batch (what one read of its answer held)
-// at a time, and only once the socket took the previous one, so a slow reader slows
-// the engine instead of filling memory.
+// first byte goes out, so "no node could take it" is still a plain 503 problem,
+// unless the engines took longer than GATEWAY_STREAM_EARLY_HEAD_MS: then the head and
+// heartbeats went out while they were tried (early-head.ts), and a failure is in band.
+// After the engine accepted nothing is retried: an engine failure ends the stream
+// with an in-band error frame and [DONE]. The engine is read one batch (what one
+// read of its answer held) at a time, and only once the socket took the previous
+// one, so a slow reader slows the engine instead of filling memory.
 import type { FastifyReply } from 'fastify';
 import { EngineError, type ChatBatch, type ChatChunk } from '../../../engines/types.js';
 import { ABORTED, AbortableReader, type ClientWatch } from '../calls/client-watch.js';
@@ -14,24 +16,41 @@ import { DONE, frameOf, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
-import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame, type Completion } from './frames.js';
+import { EarlyHead } from './early-head.js';
+import {
+  DeltaFrames,
+  errorFrame,
+  finalFrame,
+  type MetadataFrameMode,
+  metadataFrame,
+  newCompletion,
+  usageFrame,
+  type Completion,
+} from './frames.js';
 
-export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
+export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, frameMode: MetadataFrameMode): Promise<void> {
   const client = call.deps.calls.watch(reply.raw);
+  // Heartbeats from the head on when the engine is slow to answer (see early-head.ts).
+  const early = new EarlyHead(reply, client, call.deps.earlyHeadMs, call.deps.heartbeatMs);
   try {
     let accepted: { value: AsyncIterable<ChatBatch>; lease: Lease };
     try {
-      accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) =>
-        lease.engine.chatStream(call.engineRequest(model, client.signal)),
-      );
+      accepted = await call.deps.router.dispatch(call.tenantId, model, (lease) => {
+        // From the first node chosen: no node at all is still a plain 503.
+        early.arm();
+        return lease.engine.chatStream(call.engineRequest(model, client.signal));
+      });
     } catch (error) {
-      await call.failedBeforeAnswer(model, error, client, reply);
+      early.disarm();
+      if (early.sse) await early.failed(call, model, error);
+      else await call.failedBeforeAnswer(model, error, client, reply);
       return;
     }
+    early.disarm();
     // Headers the edge set on the reply (CORS) go out with ours; the reply is ours to write from here.
-    const headers = reply.getHeaders();
-    reply.hijack();
-    await relay(call, model, reply, headers, accepted, client, metadataChoices);
+    const headers = early.sse ? undefined : reply.getHeaders();
+    if (!early.sse) reply.hijack();
+    await relay(call, model, reply, headers, accepted, client, frameMode, early.sse);
   } finally {
     client.dispose();
   }
@@ -41,13 +60,15 @@ async function relay(
   call: ChatCall,
   model: string,
   reply: FastifyReply,
-  headers: ReturnType<FastifyReply['getHeaders']>,
+  headers: ReturnType<FastifyReply['getHeaders']> | undefined,
   { value: batches, lease }: { value: AsyncIterable<ChatBatch>; lease: Lease },
   client: ClientWatch,
-  metadataChoices: boolean,
+  frameMode: MetadataFrameMode,
+  /** The stream, when its head already went out while the engine was slow to answer. */
+  opened: SseWriter | undefined,
 ): Promise<void> {
   const completion = newCompletion(model);
-  const sse = new SseWriter(reply.raw, call.deps.heartbeatMs);
+  const sse = opened ?? new SseWriter(reply.raw, call.deps.heartbeatMs);
   const deltas = new DeltaFrames(completion);
   const reader = new AbortableReader(batches[Symbol.asyncIterator](), client.signal);
   const text = new StreamedText();
@@ -58,8 +79,8 @@ async function relay(
   let failure: unknown;
   try {
     if (!client.gone()) {
-      sse.open(headers);
-      await sse.sendJson(metadataFrame(metadataChoices, call.grounding));
+      if (!opened) sse.open(headers);
+      await sse.sendJson(metadataFrame(frameMode, call.grounding, completion));
     }
     // Aborted: the client went away, or the server is shutting down.
     while (!client.signal.aborted) {
