@@ -9,6 +9,10 @@ export const Problem = Type.Object({
   code: Type.String(),
   correlationId: Type.String(),
   errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+  // OpenAI's error member, on the /api/llm/v1 surface only (see gateway/error-handler.ts).
+  error: Type.Optional(
+    Type.Object({ message: Type.String(), type: Type.String(), param: Type.Union([Type.String(), Type.Null()]), code: Type.String() }),
+  ),
 });
 
 /** Response schemas for the listed error statuses, all the one problem shape. */

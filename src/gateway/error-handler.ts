@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, problem, type ErrorCode, type FieldError } from '../platform/errors.js';
+import { AppError, problem, type ErrorCode, type FieldError, type OpenAIError, type Problem } from '../platform/errors.js';
 import { CORRELATION_HEADER } from './correlation.js';
 
 // Failures Fastify or Node raise on their own, by HTTP status, as codes of the one table.
@@ -103,10 +103,49 @@ export function handleClientError(this: FastifyInstance, error: ConnectionError,
 
 function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
   if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
-  return reply
-    .code(error.status)
-    .type('application/problem+json')
-    .send(problem(error.status, error.code, error.detail, String(request.id), error.extra.errors));
+  const body: Problem = problem(error.status, error.code, error.detail, String(request.id), error.extra.errors);
+  if (onOpenAISurface(request.url)) body.error = openAIError(error);
+  return reply.code(error.status).type('application/problem+json').send(body);
+}
+
+// The OpenAI-shaped surface (any casing and doubled slashes the router accepts). Only
+// errors pay for this test, and an anchored regex on the path costs well under a microsecond.
+const OPENAI_SURFACE = /^\/+api\/+llm\/+v1(?:[/?#]|$)/i;
+
+/** Whether an answer to `url` is read by OpenAI's SDKs, which expect their `error` member. */
+export function onOpenAISurface(url: string | undefined): boolean {
+  return url !== undefined && OPENAI_SURFACE.test(url);
+}
+
+/**
+ * OpenAI's error object, beside the problem fields: the SDKs build `err.message`,
+ * `err.type`, `err.param` and `err.code` from it and report "(no body)" without it.
+ * `type` follows OpenAI's names by status; `code` is ours, lower-cased as OpenAI's are.
+ */
+export function openAIError(error: AppError): OpenAIError {
+  return {
+    message: error.detail,
+    type: openAIErrorType(error.status),
+    param: error.extra.errors?.[0]?.field ?? null,
+    code: error.code.toLowerCase(),
+  };
+}
+
+function openAIErrorType(status: number): string {
+  if (status >= 500) return 'server_error';
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 429:
+      return 'rate_limit_error';
+    default:
+      // 400, 409, 410, 413, 415…: OpenAI reports every other refusal of a request as this type.
+      return 'invalid_request_error';
+  }
 }
 
 /** Whether `field` is `container` or lies inside it (`messages[0].content` inside `messages`). */

@@ -88,6 +88,8 @@ export interface LlmConfig {
   localThreads: number;
   localContextSize: number;
   heartbeatSeconds: number;
+  /** A chat stream whose engine has not answered within this long gets its 200 head and heartbeats (0: off). */
+  streamEarlyHeadMs: number;
   healthIntervalSeconds: number;
   failuresBeforeCooldown: number;
   cooldownSeconds: number;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
       localThreads: read.int('GATEWAY_LOCAL_THREADS', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 256),
       localContextSize: read.int('GATEWAY_LOCAL_CONTEXT_SIZE', 4096, 64, 1_048_576),
       heartbeatSeconds: read.int('GATEWAY_STREAM_HEARTBEAT_SECONDS', 15, 1, 3600),
+      streamEarlyHeadMs: read.int('GATEWAY_STREAM_EARLY_HEAD_MS', 3000, 0, 600_000),
       healthIntervalSeconds: read.int('GATEWAY_NODE_HEALTH_INTERVAL_SECONDS', 10, 1, 3600),
       failuresBeforeCooldown: read.int('GATEWAY_NODE_FAILURES_BEFORE_COOLDOWN', 3, 1, 1000),
       cooldownSeconds: read.int('GATEWAY_NODE_COOLDOWN_SECONDS', 30, 1, 86400),

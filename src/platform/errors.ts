@@ -73,6 +73,16 @@ export interface Problem {
   code: string;
   correlationId: string;
   errors?: FieldError[];
+  /** OpenAI's error member, only on the /api/llm/v1 surface (gateway/error-handler.ts). */
+  error?: OpenAIError;
+}
+
+/** OpenAI's error object: what its SDKs read to build their exceptions. */
+export interface OpenAIError {
+  message: string;
+  type: string;
+  param: string | null;
+  code: string;
 }
 
 export function problem(status: number, code: string, detail: string, correlationId: string, errors?: FieldError[]): Problem {

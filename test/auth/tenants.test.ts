@@ -36,7 +36,12 @@ describe('auth tenants', () => {
     const created = await gw.request('POST', '/api/auth/tenants', { token: platformAdmin, json: { name: 'Globex' } });
     assert.equal(created.status, 201);
     assert.deepEqual(Object.keys(created.body).sort(), ['createdAt', 'id', 'name', 'settings', 'status', 'updatedAt']);
-    assert.deepEqual(created.body.settings, { defaultModel: null, allowedModels: null, streamMetadataChoices: false });
+    assert.deepEqual(created.body.settings, {
+      defaultModel: null,
+      allowedModels: null,
+      streamMetadataFrame: 'spec',
+      streamMetadataChoices: false,
+    });
     assert.match(created.body.id, /^ten_[0-9A-Z]{26}$/);
     assert.equal(created.body.name, 'Globex');
     assert.equal(created.body.status, 'active');
@@ -172,25 +177,62 @@ describe('auth tenants', () => {
       json: { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true },
     });
     assert.equal(set.status, 200, set.text);
-    assert.deepEqual(set.body.settings, { defaultModel: 'llama-3', allowedModels: ['llama-3', 'qwen'], streamMetadataChoices: true });
+    assert.deepEqual(set.body.settings, {
+      defaultModel: 'llama-3',
+      allowedModels: ['llama-3', 'qwen'],
+      streamMetadataFrame: 'empty_choices',
+      streamMetadataChoices: true,
+    });
     assert.deepEqual((await gw.request('GET', path, { token: platformAdmin })).body.settings, set.body.settings);
     assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), set.body.settings, 'the router sees the change at once');
 
     // Fields left out stay as they are; null clears.
     const partial = await gw.request('PATCH', path, { token: adminB, json: { allowedModels: null } });
-    assert.deepEqual(partial.body.settings, { defaultModel: 'llama-3', allowedModels: null, streamMetadataChoices: true });
+    assert.deepEqual(partial.body.settings, {
+      defaultModel: 'llama-3',
+      allowedModels: null,
+      streamMetadataFrame: 'empty_choices',
+      streamMetadataChoices: true,
+    });
     const byPlatform = await gw.request('PATCH', path, {
       token: platformAdmin,
       json: { defaultModel: null, streamMetadataChoices: false },
     });
     assert.equal(byPlatform.status, 200);
-    assert.deepEqual(byPlatform.body.settings, { defaultModel: null, allowedModels: null, streamMetadataChoices: false });
+    assert.deepEqual(byPlatform.body.settings, {
+      defaultModel: null,
+      allowedModels: null,
+      streamMetadataFrame: 'spec',
+      streamMetadataChoices: false,
+    });
     assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), byPlatform.body.settings);
 
     assert.equal((await gw.request('PATCH', path, { token: adminA, json: { defaultModel: 'x' } })).status, 404);
     assert.equal((await gw.request('PATCH', tenantPath(tenantA), { token: memberA, json: { defaultModel: 'x' } })).status, 403);
     assert.equal((await gw.request('PATCH', tenantPath(tenantA), { apiKey: apiKeyA, json: { allowedModels: [] } })).status, 403);
     assert.deepEqual((await gw.request('GET', path, { token: platformAdmin })).body.settings, byPlatform.body.settings);
+  });
+
+  it('keeps streamMetadataFrame and its alias streamMetadataChoices coherent, the frame winning when both are sent', async () => {
+    const path = tenantPath(tenantB);
+    const patch = async (json: object) => {
+      const response = await gw.request('PATCH', path, { token: adminB, json });
+      assert.equal(response.status, 200, response.text);
+      const { streamMetadataFrame, streamMetadataChoices } = response.body.settings;
+      assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), response.body.settings);
+      return [streamMetadataFrame, streamMetadataChoices];
+    };
+    assert.deepEqual(await patch({ streamMetadataFrame: 'chunk' }), ['chunk', false]);
+    assert.deepEqual(await patch({ defaultModel: null }), ['chunk', false], 'left out: unchanged');
+    assert.deepEqual(await patch({ streamMetadataChoices: true }), ['empty_choices', true]);
+    assert.deepEqual(await patch({ streamMetadataFrame: 'spec' }), ['spec', false]);
+    assert.deepEqual(await patch({ streamMetadataFrame: 'empty_choices' }), ['empty_choices', true]);
+    assert.deepEqual(await patch({ streamMetadataChoices: false }), ['spec', false]);
+    assert.deepEqual(await patch({ streamMetadataFrame: 'chunk', streamMetadataChoices: true }), ['chunk', false]);
+    // A record as GET shows it, sent back whole, changes nothing.
+    const current = (await gw.request('GET', path, { token: adminB })).body.settings;
+    assert.deepEqual(await patch(current), ['chunk', false]);
+    assert.deepEqual(await patch({ streamMetadataFrame: 'spec' }), ['spec', false]);
   });
 
   it('rejects malformed llm settings with 400 naming the field', async () => {
@@ -204,6 +246,9 @@ describe('auth tenants', () => {
       [{ allowedModels: [42] }, 'allowedModels[0]'],
       [{ allowedModels: Array.from({ length: 501 }, (_, i) => `m${i}`) }, 'allowedModels'],
       [{ streamMetadataChoices: 'yes' }, 'streamMetadataChoices'],
+      [{ streamMetadataFrame: 'choices' }, 'streamMetadataFrame'],
+      [{ streamMetadataFrame: true }, 'streamMetadataFrame'],
+      [{ streamMetadataFrame: null }, 'streamMetadataFrame'],
       [{ defaultModel: 'c', allowedModels: ['a', 'b'] }, 'defaultModel'],
     ];
     for (const [json, field] of cases) {

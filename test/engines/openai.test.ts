@@ -111,7 +111,12 @@ describe('OpenAI-compatible engine adapter', () => {
     assert.equal(result.finishReason, 'length');
     const chunks = await collect(chunksOf(await engine.chatStream(chatRequest({ maxTokens: 3 }))));
     assert.equal(text(chunks), 'Fake answer to:');
-    assert.deepEqual(chunks.at(-1), { type: 'end', finishReason: 'length', usage: { promptTokens: 6, completionTokens: 3 } });
+    assert.deepEqual(chunks.at(-1), {
+      type: 'end',
+      finishReason: 'length',
+      usage: { promptTokens: 6, completionTokens: 3 },
+      systemFingerprint: 'fp_fake',
+    });
   });
 
   it('streams deltas in order, then one end with usage; without usage the counts are undefined', async () => {
@@ -122,11 +127,11 @@ describe('OpenAI-compatible engine adapter', () => {
       { type: 'delta', content: ' two' },
       { type: 'delta', content: ' three' },
       { type: 'delta', content: ' four' },
-      { type: 'end', finishReason: 'stop', usage: { promptTokens: 6, completionTokens: 4 } },
+      { type: 'end', finishReason: 'stop', usage: { promptTokens: 6, completionTokens: 4 }, systemFingerprint: 'fp_fake' },
     ]);
     fake.behaviour = { reply: 'one two', noUsage: true };
     const bare = await collect(chunksOf(await engine.chatStream(chatRequest())));
-    assert.deepEqual(bare.at(-1), { type: 'end', finishReason: 'stop', usage: {} });
+    assert.deepEqual(bare.at(-1), { type: 'end', finishReason: 'stop', usage: {}, systemFingerprint: 'fp_fake' });
     assert.equal(text(bare), 'one two');
     const json = await engine.chat(chatRequest());
     assert.deepEqual(json.usage, {});

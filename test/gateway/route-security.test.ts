@@ -72,6 +72,13 @@ describe('every protected route', () => {
     assert.ok(routes.length >= 20, `expected the whole auth and os surface, got ${routes.length} routes`);
     const reference = await gw.request('GET', '/api/os/workspaces');
     assert.equal(reference.status, 401);
+    // The /api/llm/v1 surface answers the same problem plus OpenAI's `error` member.
+    const llmReference = await gw.request('GET', '/api/llm/v1/models');
+    assert.equal(llmReference.status, 401);
+    assert.deepEqual(
+      withoutCorrelation({ ...llmReference.body, error: undefined }),
+      withoutCorrelation({ ...reference.body, error: undefined }),
+    );
     const rowsBefore = await gw.ctx.db.query(
       'SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n',
     );
@@ -87,7 +94,7 @@ describe('every protected route', () => {
         assert.equal(response.status, 401, `${route.method} ${route.url} with ${label}`);
         assert.deepEqual(
           withoutCorrelation(response.body),
-          withoutCorrelation(reference.body),
+          withoutCorrelation((/^\/api\/llm\/v1\//.test(route.url) ? llmReference : reference).body),
           `${route.method} ${route.url} with ${label}`,
         );
       }

@@ -117,6 +117,78 @@ describe('llm chat/completions (stream)', () => {
     assert.equal((dataItems(optedOut)[0] as { data: string }).data, METADATA);
   });
 
+  it('sends each stream_options.metadata_frame mode exactly, every other frame unchanged', async () => {
+    const run = async (json: object) => {
+      const s = await stream({ model: 'stream-model', ...json });
+      await s.end();
+      return (dataItems(s) as { data: string }[]).map((i) => i.data);
+    };
+    const [specMeta, ...specRest] = await run({ stream_options: { metadata_frame: 'spec' } });
+    assert.equal(specMeta, METADATA);
+    const [emptyMeta, ...emptyRest] = await run({ stream_options: { metadata_frame: 'empty_choices' } });
+    assert.equal(emptyMeta, METADATA.replace(/}$/, ',"choices":[]}'));
+    const [chunkMeta, ...chunkRest] = await run({ stream_options: { metadata_frame: 'chunk' } });
+    const { id, created } = JSON.parse(chunkRest[0]!);
+    assert.equal(
+      chunkMeta,
+      `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":"stream-model",` +
+        '"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}],' +
+        '"rag_active":false,"rag_status":"inactive","rag_snippet_count":0,"rag_snippets":null}',
+    );
+    // The frames after the metadata frame are the same in every mode, but for the stream's id and time.
+    const normalised = (frames: string[]) =>
+      frames.map((f) => f.replace(/"id":"[^"]+","object"/, '"id":"X","object"').replace(/"created":\d+/, '"created":0'));
+    assert.deepEqual(normalised(emptyRest), normalised(specRest));
+    assert.deepEqual(normalised(chunkRest), normalised(specRest));
+  });
+
+  it("takes the request's metadata_frame over the tenant's streamMetadataFrame, metadata_choices as its alias", async () => {
+    const other = await seedTenant(gw, 'stream-frame');
+    const admin = await tokenFor(gw, other.admin.id, other.tenantId);
+    const auth = { authorization: `Bearer ${admin}` };
+    const setTenant = async (json: object) => {
+      const patched = await gw.request('PATCH', `/api/auth/tenants/${other.tenantId}`, { token: admin, json });
+      assert.equal(patched.status, 200, patched.text);
+    };
+    const firstFrame = async (json: object) => {
+      const s = await stream({ model: 'stream-model', ...json }, auth);
+      await s.end();
+      return JSON.parse((dataItems(s)[0] as { data: string }).data);
+    };
+    const modeOf = (frame: any) =>
+      frame.object === 'chat.completion.chunk' ? 'chunk' : Array.isArray(frame.choices) ? 'empty_choices' : 'spec';
+
+    assert.equal(modeOf(await firstFrame({})), 'spec', 'the default');
+    await setTenant({ streamMetadataFrame: 'chunk' });
+    assert.equal(modeOf(await firstFrame({})), 'chunk');
+    assert.equal(modeOf(await firstFrame({ stream_options: { include_usage: true } })), 'chunk');
+    assert.equal(modeOf(await firstFrame({ stream_options: { metadata_frame: 'spec' } })), 'spec');
+    assert.equal(modeOf(await firstFrame({ stream_options: { metadata_frame: 'empty_choices' } })), 'empty_choices');
+    assert.equal(modeOf(await firstFrame({ stream_options: { metadata_choices: true } })), 'empty_choices');
+    assert.equal(modeOf(await firstFrame({ stream_options: { metadata_choices: false } })), 'spec');
+    assert.equal(
+      modeOf(await firstFrame({ stream_options: { metadata_choices: true, metadata_frame: 'chunk' } })),
+      'chunk',
+      'metadata_frame wins over its alias',
+    );
+    await setTenant({ streamMetadataFrame: 'empty_choices' });
+    assert.equal(modeOf(await firstFrame({})), 'empty_choices');
+    assert.equal(modeOf(await firstFrame({ stream_options: { metadata_frame: 'chunk' } })), 'chunk');
+    await setTenant({ streamMetadataChoices: false });
+    assert.equal(modeOf(await firstFrame({})), 'spec');
+  });
+
+  it('refuses a metadata_frame it does not know with 400 naming the field', async () => {
+    for (const value of ['choices', '', 1, true, null]) {
+      const response = await gw.request('POST', CHAT, {
+        apiKey: key,
+        json: { model: 'stream-model', stream: true, messages: hello, stream_options: { metadata_frame: value } },
+      });
+      assert.equal(response.status, 400, JSON.stringify(value));
+      assert.equal(response.body.errors[0].field, 'stream_options.metadata_frame', response.text);
+    }
+  });
+
   it('counts a streamed answer with the tokenizer when the engine reports no usage, a long one included', async () => {
     const words = Array.from({ length: 50 }, (_, i) => `word${i}${'abcdefghij'.repeat(3)}`).join(' ');
     // 8,192 words of ~36 characters: ~300 KB, more than the gateway keeps before counting what it has.

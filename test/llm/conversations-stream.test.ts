@@ -124,6 +124,33 @@ describe('persisted chat: streaming and turns cut short', () => {
     }
   });
 
+  it('sends the metadata frame in each stream_options.metadata_frame mode, the ids in each', async () => {
+    const [spec] = payloads(await (await stream({ message: 'hi', stream_options: { metadata_frame: 'spec' } })).end());
+    assert.deepEqual(Object.keys(spec), METADATA_FIELDS);
+    const [empty] = payloads(await (await stream({ message: 'hi', stream_options: { metadata_frame: 'empty_choices' } })).end());
+    assert.deepEqual(Object.keys(empty), [...METADATA_FIELDS, 'choices']);
+    assert.deepEqual(empty.choices, []);
+    const frames = payloads(await (await stream({ message: 'hi', stream_options: { metadata_frame: 'chunk' } })).end());
+    const [chunk, firstDelta] = frames;
+    assert.deepEqual(chunk, {
+      id: firstDelta.id,
+      object: 'chat.completion.chunk',
+      created: firstDelta.created,
+      model: 'stream-model',
+      choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }],
+      rag_active: false,
+      rag_status: 'inactive',
+      rag_snippet_count: 0,
+      rag_snippets: null,
+      conversationId: chunk.conversationId,
+      messageId: chunk.messageId,
+    });
+    assert.match(chunk.conversationId, /\S/);
+    assert.match(chunk.messageId, /\S/);
+    assert.equal((await messagesOf(chunk.conversationId)).at(-1).id, chunk.messageId);
+    assert.ok(frames.every((f) => f === '[DONE]' || (f.object === 'chat.completion.chunk' && f.choices.length === 1)));
+  });
+
   it('stores a reply whose client left mid-stream once, incomplete, with what had been generated', async () => {
     slow.behaviour = { models: ['slow-model'], tokenDelayMs: 30, repeat: 200 };
     const s = await stream({ model: 'slow-model', message: 'tell me a long story' });

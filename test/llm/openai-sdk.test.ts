@@ -117,6 +117,47 @@ describe('llm with the official openai SDK', () => {
     assert.equal(tenantText, ANSWER);
   });
 
+  for (const mode of ['empty_choices', 'chunk'] as const) {
+    it(`streams with the README loop and the stream() helper in stream_options.metadata_frame "${mode}"`, async () => {
+      const options = { include_usage: true, metadata_frame: mode } as OpenAI.Chat.Completions.ChatCompletionStreamOptions;
+      let text = '';
+      let usage: OpenAI.CompletionUsage | null | undefined;
+      const first: unknown[] = [];
+      for await (const chunk of await client.chat.completions.create({
+        model: 'sdk-model',
+        messages,
+        stream: true,
+        stream_options: options,
+      })) {
+        if (first.length === 0) first.push(chunk);
+        text += chunk.choices[0]?.delta?.content ?? '';
+        usage = chunk.usage ?? usage;
+      }
+      assert.equal(text, ANSWER);
+      assert.deepEqual(usage, { prompt_tokens: 2, completion_tokens: 5, total_tokens: 7 });
+      const metadata = first[0] as Record<string, unknown>;
+      if (mode === 'chunk') {
+        // Python's standard loop, `chunk.choices[0].delta.content`, needs a choice on every frame.
+        assert.equal(metadata.object, 'chat.completion.chunk');
+        assert.deepEqual(metadata.choices, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+        assert.equal(metadata.rag_status, 'inactive');
+      } else {
+        assert.deepEqual(metadata.choices, []);
+      }
+
+      const helper = client.chat.completions.stream({ model: 'sdk-model', messages, stream_options: options });
+      let streamed = '';
+      helper.on('content', (delta) => (streamed += delta));
+      const final = await helper.finalChatCompletion();
+      assert.equal(streamed, ANSWER);
+      assert.equal(final.choices.length, 1);
+      assert.equal(final.choices[0]?.message.role, 'assistant');
+      assert.equal(final.choices[0]?.message.content, ANSWER);
+      assert.equal(final.choices[0]?.finish_reason, 'stop');
+      assert.equal(final.usage?.total_tokens, 7);
+    });
+  }
+
   it('raises the in-band error frame of a mid-stream engine failure as an APIError', async () => {
     const stream = await optedInTenant.chat.completions.create({ model: 'sdk-dying', messages, stream: true });
     let text = '';

@@ -161,6 +161,27 @@ describe('grounded chat/completions', () => {
     assert.equal(metadata.snippet_count, metadata.rag_snippets.length);
     assert.match(metadata.rag_snippets[0].content, /annual leave/);
     assert.equal(metadata.choices, undefined);
+
+    // The chunk mode carries the same metadata under rag_* names.
+    const chunked = await openStream(
+      gw,
+      CHAT,
+      {
+        model: 'chat-model',
+        stream: true,
+        stream_options: { metadata_frame: 'chunk' },
+        messages: [{ role: 'user', content: 'How much annual leave is there?' }],
+        workspaceIds: [workspaceId],
+      },
+      { authorization: `Bearer ${world.a.key.key}` },
+    );
+    const chunk = JSON.parse(((await chunked.end())[0] as { data: string }).data);
+    assert.equal(chunk.object, 'chat.completion.chunk');
+    assert.deepEqual(chunk.choices, [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+    assert.deepEqual(
+      [chunk.rag_active, chunk.rag_status, chunk.rag_snippet_count, chunk.rag_snippets],
+      [true, 'active', metadata.snippet_count, metadata.rag_snippets],
+    );
   });
 
   it("never grounds in another tenant's documents: every id of tenant A is a 404 to tenant B, before any engine call", async () => {

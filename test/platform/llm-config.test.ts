@@ -49,6 +49,25 @@ describe('llm configuration', () => {
     }
   });
 
+  it('reads GATEWAY_STREAM_EARLY_HEAD_MS, how long a chat stream waits for its engine before the head goes out: 3000 unless set, 0 (off) to 600000', () => {
+    assert.equal(loadConfig({}).llm.streamEarlyHeadMs, 3000);
+    assert.equal(loadConfig({ GATEWAY_STREAM_EARLY_HEAD_MS: '0' }).llm.streamEarlyHeadMs, 0);
+    assert.equal(loadConfig({ GATEWAY_STREAM_EARLY_HEAD_MS: '600000' }).llm.streamEarlyHeadMs, 600_000);
+    for (const [value, message] of [
+      ['600001', /between 0 and 600000/],
+      ['-1', /whole number/],
+      ['1.5', /whole number/],
+      ['3s', /whole number/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ GATEWAY_STREAM_EARLY_HEAD_MS: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.variable === 'GATEWAY_STREAM_EARLY_HEAD_MS' && message.test(error.message),
+        value,
+      );
+    }
+  });
+
   it('refuses bad values with a message naming the variable', () => {
     const cases: [Record<string, string>, string, RegExp][] = [
       [{ GATEWAY_NODES: '{' }, 'GATEWAY_NODES', /JSON array/],

@@ -20,7 +20,9 @@ import { threadRunRoutes } from './thread-runs/routes.js';
 import { RunFeeds } from './thread-runs/feed.js';
 
 export interface LlmAreaDeps {
-  config: { llm: Pick<LlmConfig, 'heartbeatSeconds' | 'healthIntervalSeconds' | 'ragContextTokens' | 'runExpirySeconds'> };
+  config: {
+    llm: Pick<LlmConfig, 'heartbeatSeconds' | 'streamEarlyHeadMs' | 'healthIntervalSeconds' | 'ragContextTokens' | 'runExpirySeconds'>;
+  };
   db: Database;
   secrets: Pick<Secrets, 'encrypt' | 'decrypt'>;
   bus: Pick<InvalidationBus, 'publish'>;
@@ -42,7 +44,15 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   await app.register(modelRoutes, { deps: { router: llm.router, builtIn: deps.os.builtInModels } });
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };
   await app.register(chatRoutes, {
-    deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds, grounding },
+    deps: {
+      router: llm.router,
+      usage: llm.usage,
+      calls: llm.calls,
+      heartbeatMs,
+      earlyHeadMs: deps.config.llm.streamEarlyHeadMs,
+      retryAfterSeconds,
+      grounding,
+    },
   });
   await app.register(conversationRoutes, {
     deps: {

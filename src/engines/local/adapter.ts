@@ -18,12 +18,14 @@ import {
   type EngineModel,
   type PullProgress,
   type PullRequest,
+  type ToolCall,
 } from '../types.js';
 import { RequestAbortController } from '../../platform/request-abort.js';
 import { ModelCatalog, type ModelFile } from './catalog.js';
 import { ChildHost } from './child-host.js';
 import { ChatStream, WINDOW } from './chat-stream.js';
 import { Mutex } from './mutex.js';
+import { planChat } from './options.js';
 import type { LoadInfo, LoadPurpose } from './protocol.js';
 import { pullModel } from './pull.js';
 
@@ -90,10 +92,22 @@ export class LocalEngine implements Engine {
 
   async chat(request: ChatRequest): Promise<ChatResult> {
     let content = '';
+    const toolCalls: ToolCall[] = [];
     for await (const batch of await this.chatStream(request)) {
       for (const chunk of batch) {
         if (chunk.type === 'delta') content += chunk.content;
-        else if (chunk.type === 'end') return { content, finishReason: chunk.finishReason, usage: chunk.usage };
+        else if (chunk.type === 'tool_call') {
+          let call = toolCalls[chunk.index];
+          if (!call) {
+            call = { id: chunk.id ?? '', type: 'function', function: { name: chunk.name ?? '', arguments: '' } };
+            toolCalls[chunk.index] = call;
+          }
+          call.function.arguments += chunk.arguments;
+        } else if (chunk.type === 'end') {
+          const result: ChatResult = { content, finishReason: chunk.finishReason, usage: chunk.usage };
+          if (toolCalls.length > 0) result.toolCalls = toolCalls;
+          return result;
+        }
       }
     }
     throw new EngineError('upstream_error', 'The local engine ended the generation without a result.');
@@ -104,14 +118,16 @@ export class LocalEngine implements Engine {
     // llama.cpp reads 0 as "no limit".
     if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1)
       throw new EngineError('rejected', 'maxTokens must be a positive integer.');
+    // Before the model is even looked up: a field llama.cpp cannot honour costs nothing.
+    const { history, generation } = planChat(request);
     const file = await this.catalog.resolve(request.model);
     const deadline = this.deadline(request.signal);
     try {
       const release = await this.acquire(file, 'chat', deadline);
       const stream = new ChatStream(this.host, request.signal, this.options.timeoutMs, release);
-      const { messages, maxTokens, temperature } = request;
+      const { maxTokens, temperature } = request;
       await stream.open(
-        { op: 'chat', key: file.key, messages, maxTokens, temperature, window: WINDOW },
+        { op: 'chat', key: file.key, history, maxTokens, temperature, generation, window: WINDOW },
         deadline.signal,
         deadline.timedOut,
       );

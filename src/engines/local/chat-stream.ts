@@ -71,6 +71,17 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatBatch> {
     if (message.type === 'started') this.started?.resolve();
     else if (message.type === 'delta') {
       if (!this.failure) this.push({ type: 'delta', content: message.text }); // nothing more reaches a cancelled reader
+    } else if (message.type === 'tool_call') {
+      if (!this.failure) {
+        const { index, callId, name } = message;
+        this.push({
+          type: 'tool_call',
+          index,
+          ...(callId === undefined ? {} : { id: callId }),
+          ...(name === undefined ? {} : { name }),
+          arguments: message.arguments,
+        });
+      }
     } else if (message.type === 'end') {
       if (!this.failure) {
         const usage = { promptTokens: message.promptTokens, completionTokens: message.completionTokens };
@@ -95,7 +106,7 @@ export class ChatStream implements ChildListener, AsyncIterable<ChatBatch> {
     try {
       for (;;) {
         if (this.queue.length > 0) {
-          // Everything queued goes in one batch: it is at most WINDOW deltas (and the end).
+          // Everything queued goes in one batch: about WINDOW deltas or tool-call pieces at most (and the end).
           const batch = this.queue.splice(0);
           const ended = batch.at(-1)!.type === 'end';
           this.lastTakenAt = performance.now();

@@ -10,13 +10,12 @@ import {
   getLlama,
   LlamaChat,
   LlamaLogLevel,
-  type ChatHistoryItem,
   type Llama,
   type LlamaContextSequence,
   type LlamaEmbeddingContext,
   type LlamaModel,
 } from 'node-llama-cpp';
-import { textOf, type ChatMessage, type EngineFailure } from '../types.js';
+import { Failure, generate } from './generate.js';
 import { Mutex } from './mutex.js';
 import type { ChildMessage, LoadInfo, ParentMessage } from './protocol.js';
 
@@ -33,15 +32,6 @@ interface Running {
   outstanding: number;
   window: number;
   wake?: () => void;
-}
-
-class Failure extends Error {
-  constructor(
-    readonly failure: EngineFailure,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 const models = new Map<string, LoadedModel>();
@@ -135,16 +125,6 @@ async function* gated<T, R, N>(inner: AsyncGenerator<T, R, N>, gate: () => Promi
   }
 }
 
-function toHistory(messages: ChatMessage[]): ChatHistoryItem[] {
-  const history: ChatHistoryItem[] = messages.map((m) =>
-    m.role === 'assistant'
-      ? { type: 'model', response: [textOf(m.content)] }
-      : { type: m.role === 'system' || m.role === 'developer' ? 'system' : 'user', text: textOf(m.content) },
-  );
-  history.push({ type: 'model', response: [] });
-  return history;
-}
-
 async function chat(message: Extract<ParentMessage, { op: 'chat' }>, run: Running): Promise<void> {
   const loaded = models.get(message.key);
   if (!loaded?.chat) throw new Failure('model_not_found', 'The model is not loaded.');
@@ -152,40 +132,19 @@ async function chat(message: Extract<ParentMessage, { op: 'chat' }>, run: Runnin
   const signal = run.controller.signal;
   const release = await chat.lock.acquire(signal);
   try {
-    const { session } = chat;
-    const history = toHistory(message.messages);
-    // Usage counts the prompt as the model sees it: the chat template applied.
-    const prompt = session.chatWrapper.generateContextState({ chatHistory: history }).contextText;
-    const promptTokens = prompt.tokenize(loaded.model.tokenizer).length;
-    const room = loaded.info.contextSize - promptTokens;
-    if (room < 1) {
-      throw new Failure('rejected', `The prompt is ${promptTokens} tokens; the model's context holds ${loaded.info.contextSize}.`);
-    }
-    const maxTokens = Math.min(message.maxTokens, room);
-    send({ type: 'started', id: message.id, promptTokens, maxTokens });
-
     chat.gate = () => waitForCredit(run);
-    // Generated tokens as llama.cpp counts them (text held back by stop-trigger detection included).
-    const meter = session.sequence.tokenMeter;
-    const outputBefore = meter.usedOutputTokens;
-    const response = await session.generateResponse(history, {
-      maxTokens,
-      temperature: message.temperature,
-      repeatPenalty: false,
+    await generate(message, {
+      llama,
+      model: loaded.model,
+      session: chat.session,
+      contextSize: loaded.info.contextSize,
       signal,
-      stopOnAbortSignal: true,
-      onResponseChunk(chunk) {
-        if (chunk.type !== undefined || chunk.text === '') return; // thoughts and other segments are not the answer
+      emit(piece) {
         run.outstanding++;
-        send({ type: 'delta', id: message.id, text: chunk.text });
+        send(piece);
       },
+      send,
     });
-    if (signal.aborted) throw new Failure('aborted', 'The request was aborted.');
-    const stop = response.metadata.stopReason;
-    // The end-of-generation token is sampled but is not part of the answer.
-    const completionTokens = Math.max(0, meter.usedOutputTokens - outputBefore - (stop === 'eogToken' ? 1 : 0));
-    const finishReason = stop === 'maxTokens' || (stop !== 'abort' && completionTokens >= maxTokens) ? 'length' : 'stop';
-    send({ type: 'end', id: message.id, finishReason, promptTokens, completionTokens });
   } finally {
     chat.gate = undefined;
     release();

@@ -1,5 +1,7 @@
 // Adapter for Ollama's native API: /api/tags, /api/chat (NDJSON stream or one
 // JSON answer), /api/embed, /api/pull (NDJSON progress), /api/version for health.
+// The OpenAI-shaped chat request is translated in request.ts, the answers read back
+// in response.ts.
 import { EngineHttp, type ResponseBody } from '../http/client.js';
 import { engineError, streamError } from '../http/errors.js';
 import { LineSplitter } from '../http/lines.js';
@@ -13,12 +15,12 @@ import type {
   EngineError,
   EngineModel,
   EngineNodeOptions,
-  EngineUsage,
-  FinishReason,
   PullProgress,
   PullRequest,
 } from '../types.js';
 import type { OllamaChatFrame, OllamaEmbed, OllamaPullFrame, OllamaTags, OllamaVersion } from './protocol.js';
+import { chatBody } from './request.js';
+import { choiceLogprobs, finishReasonOf, logprobsOf, toolCallsOf, usageOf } from './response.js';
 
 export class OllamaEngine implements Engine {
   readonly kind = 'ollama' as const;
@@ -49,20 +51,35 @@ export class OllamaEngine implements Engine {
   }
 
   async chat(request: ChatRequest): Promise<ChatResult> {
-    const answer = await this.http.json<OllamaChatFrame>('POST', '/api/chat', chatBody(request, false), request.signal, request.model);
+    // Translated first: a field Ollama cannot honour fails here, before any request.
+    const body = chatBody(request, false);
+    const answer = await this.http.json<OllamaChatFrame>('POST', '/api/chat', body, request.signal, request.model);
     if (typeof answer?.error === 'string') throw this.reported(answer.error, request.model, true);
     if (answer?.done !== true) this.http.malformed('a chat answer');
+    const calls = toolCallsOf(answer);
+    if (calls === undefined) this.http.malformed('its tool calls');
     const content = answer.message?.content;
-    return { content: typeof content === 'string' ? content : '', finishReason: finishReasonOf(answer), usage: usageOf(answer) };
+    const result: ChatResult = {
+      content: typeof content === 'string' ? content : '',
+      finishReason: finishReasonOf(answer, calls.length > 0),
+      usage: usageOf(answer),
+    };
+    if (calls.length > 0) result.toolCalls = calls;
+    const logprobs = body.logprobs ? logprobsOf(answer.logprobs) : undefined;
+    if (logprobs !== undefined) result.logprobs = choiceLogprobs(logprobs);
+    return result;
   }
 
   async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
-    const response = await this.http.send('POST', '/api/chat', chatBody(request, true), request.signal, request.model);
-    return cancellable(response.body, this.chunks(response.body, request));
+    const body = chatBody(request, true);
+    const response = await this.http.send('POST', '/api/chat', body, request.signal, request.model);
+    return cancellable(response.body, this.chunks(response.body, request, body.logprobs === true));
   }
 
-  private async *chunks(body: ResponseBody, request: ChatRequest): AsyncGenerator<ChatBatch, void, undefined> {
+  private async *chunks(body: ResponseBody, request: ChatRequest, withLogprobs: boolean): AsyncGenerator<ChatBatch, void, undefined> {
     let done = false;
+    // Ollama sends each tool call whole, in one frame: one `tool_call` chunk each, numbered across the answer.
+    let calls = 0;
     try {
       for await (const frames of this.frames<OllamaChatFrame>(body)) {
         if (done) continue; // read the rest so the connection stays reusable
@@ -75,10 +92,23 @@ export class OllamaEngine implements Engine {
             break;
           }
           const content = frame.message?.content;
-          if (typeof content === 'string' && content !== '') batch.push({ type: 'delta', content });
+          const text = typeof content === 'string' ? content : '';
+          // Ollama may send a frame's logprobs before the text they belong to (its parsers buffer text): they go out as they come.
+          const logprobs = withLogprobs ? logprobsOf(frame.logprobs) : undefined;
+          if (logprobs !== undefined) batch.push({ type: 'delta', content: text, logprobs: choiceLogprobs(logprobs) });
+          else if (text !== '') batch.push({ type: 'delta', content: text });
+          const frameCalls = toolCallsOf(frame);
+          if (frameCalls === undefined) {
+            failure = engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} streamed tool calls in an unexpected shape`, {
+              retryable: false,
+            });
+            break;
+          }
+          for (const call of frameCalls)
+            batch.push({ type: 'tool_call', index: calls++, id: call.id, name: call.function.name, arguments: call.function.arguments });
           if (frame.done === true) {
             done = true;
-            batch.push({ type: 'end', finishReason: finishReasonOf(frame), usage: usageOf(frame) });
+            batch.push({ type: 'end', finishReason: finishReasonOf(frame, calls > 0), usage: usageOf(frame) });
             break;
           }
         }
@@ -199,24 +229,4 @@ export class OllamaEngine implements Engine {
       { retryable: false },
     );
   }
-}
-
-function chatBody(request: ChatRequest, stream: boolean): object {
-  return {
-    model: request.model,
-    messages: request.messages,
-    stream,
-    options: { num_predict: request.maxTokens, temperature: request.temperature },
-  };
-}
-
-function finishReasonOf(frame: OllamaChatFrame): FinishReason {
-  return frame.done_reason === 'length' ? 'length' : 'stop';
-}
-
-function usageOf(frame: OllamaChatFrame): EngineUsage {
-  return {
-    ...(typeof frame.prompt_eval_count === 'number' ? { promptTokens: frame.prompt_eval_count } : {}),
-    ...(typeof frame.eval_count === 'number' ? { completionTokens: frame.eval_count } : {}),
-  };
 }

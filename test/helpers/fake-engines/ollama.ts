@@ -1,7 +1,9 @@
 // The Ollama fake's routes (its native API): tags, version, chat (plain and streamed
-// as NDJSON), embeddings, pulls with their progress frames, and Ollama-shaped errors.
-import { beforeHeaders, die, endApart, pause, sendJson, write, type Exchange } from './server.js';
-import { embeddingOf, inputsOf, modelsOf, promptTokens, replyTokens } from './replies.js';
+// as NDJSON, in ollama-chat.ts), embeddings, pulls with their progress frames, and
+// Ollama-shaped errors.
+import { pause, sendJson, write, type Exchange } from './server.js';
+import { embeddingOf, inputsOf, modelsOf } from './replies.js';
+import { ollamaChat } from './ollama-chat.js';
 
 const OLLAMA_DIGEST = 'sha256:6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa';
 
@@ -46,54 +48,6 @@ export async function ollamaRoutes(x: Exchange): Promise<void> {
 
 function ollamaNoModel(x: Exchange): void {
   ollamaError(x, 404, `model "${x.body?.model}" not found, try pulling it first`);
-}
-
-async function ollamaChat(x: Exchange): Promise<void> {
-  x.fake.countChat(x);
-  const b = x.fake.behaviour;
-  if (!(await beforeHeaders(x))) return;
-  if (b.status !== undefined) return ollamaError(x, b.status, `fake upstream answered ${b.status}`);
-  const body = x.body;
-  if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) return ollamaError(x, 400, 'messages is required');
-  if (!modelsOf(b).includes(body.model)) return ollamaNoModel(x);
-  const { tokens, finishReason } = replyTokens(b, body.messages, body.options?.num_predict);
-  const counts = b.noUsage
-    ? {}
-    : { prompt_eval_count: promptTokens(body.messages), prompt_eval_duration: 1000, eval_count: tokens.length, eval_duration: 5000 };
-  const model = JSON.stringify(body.model);
-  const final = (content: string) =>
-    JSON.stringify({
-      model: body.model,
-      created_at: new Date().toISOString(),
-      message: { role: 'assistant', content },
-      done_reason: finishReason,
-      done: true,
-      total_duration: 10_000,
-      load_duration: 100,
-      ...counts,
-    });
-
-  if (body.stream === false) {
-    if (!(await pause(x, (b.silentMs ?? 0) + tokens.length * (b.tokenDelayMs ?? 0)))) return;
-    const text = final(tokens.join(''));
-    x.fake.addBytes(Buffer.byteLength(text));
-    x.res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-    x.res.end(text);
-    return;
-  }
-
-  x.res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-  x.res.flushHeaders();
-  if (!(await pause(x, b.silentMs))) return;
-  for (let i = 0; i < tokens.length; i++) {
-    if (i > 0 && !(await pause(x, b.tokenDelayMs))) return;
-    const line = `{"model":${model},"created_at":"${new Date().toISOString()}","message":{"role":"assistant","content":${JSON.stringify(tokens[i])}},"done":false}\n`;
-    if (!(await write(x, line))) return;
-    if (b.dieAfterTokens !== undefined && i + 1 >= b.dieAfterTokens) return die(x);
-  }
-  if (tokens.length === 0 && b.dieAfterTokens === 0) return die(x);
-  if (!(await write(x, `${final('')}\n`))) return;
-  await endApart(x);
 }
 
 function defaultPullFrames(): object[] {

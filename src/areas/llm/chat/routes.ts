@@ -10,6 +10,7 @@ import { completeJson } from './complete.js';
 import { completeStream } from './stream.js';
 import { preloadTokenizer } from '../tokens/count.js';
 import { ChatCompletion, ChatCompletionBody } from './schemas.js';
+import { requestedFrameMode } from './frames.js';
 
 export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (app, { deps }) => {
   let tokenizerLoading = false;
@@ -40,9 +41,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ deps: ChatDeps }> = async (
       if (call.wantsGrounding) await call.ground();
       if (request.body.stream !== true) return completeJson(call, model, reply);
       // The request's own choice wins over the tenant's default, either way.
-      const metadataChoices =
-        request.body.stream_options?.metadata_choices ?? (await deps.router.settings(call.tenantId)).streamMetadataChoices;
-      await completeStream(call, model, reply, metadataChoices);
+      const frameMode = requestedFrameMode(request.body.stream_options) ?? (await deps.router.settings(call.tenantId)).streamMetadataFrame;
+      await completeStream(call, model, reply, frameMode);
       return reply;
     },
   );

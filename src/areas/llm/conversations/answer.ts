@@ -11,7 +11,7 @@ import { EngineError } from '../../../engines/types.js';
 import { AppError, shuttingDown } from '../../../platform/errors.js';
 import type { ClientWatch } from '../calls/client-watch.js';
 import { toHttpFailure } from '../chat/engine-failures.js';
-import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from '../chat/frames.js';
+import { DeltaFrames, errorFrame, finalFrame, type MetadataFrameMode, metadataFrame, newCompletion, usageFrame } from '../chat/frames.js';
 import { UNGROUNDED } from '../grounding/ground.js';
 import type { Generation, Outcome } from '../runs/executor.js';
 import { DONE, frameOf, SseWriter } from '../sse/writer.js';
@@ -54,8 +54,8 @@ export async function answerJson(deps: ConversationDeps, turn: Turn, reply: Fast
 }
 
 export interface StreamOptions {
-  /** `choices: []` on the metadata frame (the request's stream_options, else the tenant's setting). */
-  metadataChoices: boolean;
+  /** The metadata frame's mode (the request's stream_options, else the tenant's setting). */
+  frameMode: MetadataFrameMode;
   /** The usage frame before [DONE] (stream_options.include_usage). */
   includeUsage: boolean;
 }
@@ -76,7 +76,7 @@ export async function answerStream(deps: ConversationDeps, turn: Turn, reply: Fa
     sse = new SseWriter(reply.raw, deps.heartbeatMs);
     sse.open(headers);
     const ids = { conversationId: turn.conversationId, messageId: turn.messageId };
-    return sse.sendJson(metadataFrame(options.metadataChoices, turn.grounding ?? UNGROUNDED, ids));
+    return sse.sendJson(metadataFrame(options.frameMode, turn.grounding ?? UNGROUNDED, completion, ids));
   };
   try {
     const outcome = await deps.runs.execute({

@@ -7,6 +7,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { answerJson, answerStream } from './answer.js';
+import { requestedFrameMode } from '../chat/frames.js';
 import {
   ChatBody,
   ChatTurn,
@@ -51,11 +52,10 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ deps: ConversationD
         return answerJson(deps, turn, reply);
       }
       // Read before the turn is stored, so that nothing can fail between storing it and generating it.
-      const metadataChoices =
-        body.stream_options?.metadata_choices ?? (await deps.router.settings(principal.tenantId)).streamMetadataChoices;
+      const frameMode = requestedFrameMode(body.stream_options) ?? (await deps.router.settings(principal.tenantId)).streamMetadataFrame;
       const turn = await beginTurn(deps, principal, String(request.id), body);
       reply.header(CONVERSATION_HEADER, turn.conversationId);
-      await answerStream(deps, turn, reply, { metadataChoices, includeUsage: body.stream_options?.include_usage === true });
+      await answerStream(deps, turn, reply, { frameMode, includeUsage: body.stream_options?.include_usage === true });
       return reply;
     },
   );

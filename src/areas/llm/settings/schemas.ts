@@ -11,13 +11,26 @@ const ModelId = Text(200);
 const DefaultModel = Type.Union([ModelId, Type.Null()]);
 const AllowedModels = Type.Union([Type.Array(ModelId, { maxItems: MAX_ALLOWED_MODELS, uniqueItems: true }), Type.Null()]);
 
+/**
+ * The chat stream's metadata frame (spec 6.1 and its compatibility modes): `spec` as the
+ * spec shows it (no `choices`), `empty_choices` adds `"choices": []`, `chunk` makes it a
+ * whole chat.completion.chunk with OpenAI's empty first delta and the rag_* fields.
+ */
+export const StreamMetadataFrame = Type.Union([Type.Literal('spec'), Type.Literal('empty_choices'), Type.Literal('chunk')]);
+export type StreamMetadataFrame = Static<typeof StreamMetadataFrame>;
+
 /** The `settings` object of the tenant record (stored in `tenants.settings`, cached by the router; no query per request). */
 export const TenantLlmSettings = Type.Object({
   /** What `model: "auto"` means for the tenant; null: the first available model. */
   defaultModel: DefaultModel,
   /** The models the tenant may use; null: every model its nodes serve. */
   allowedModels: AllowedModels,
-  /** Adds `"choices": []` to the chat stream's metadata frame, for clients that expect it in every frame. */
+  /** The chat stream's metadata frame when a request does not choose one (stream_options.metadata_frame). */
+  streamMetadataFrame: StreamMetadataFrame,
+  /**
+   * The earlier name of `streamMetadataFrame: "empty_choices"`, kept as an alias: always
+   * true exactly when streamMetadataFrame is `empty_choices`.
+   */
   streamMetadataChoices: Type.Boolean(),
 });
 export type TenantLlmSettings = Static<typeof TenantLlmSettings>;
@@ -26,6 +39,8 @@ export type TenantLlmSettings = Static<typeof TenantLlmSettings>;
 export const LlmSettingsPatch = Type.Object({
   defaultModel: Type.Optional(DefaultModel),
   allowedModels: Type.Optional(AllowedModels),
+  streamMetadataFrame: Type.Optional(StreamMetadataFrame),
+  /** true: streamMetadataFrame `empty_choices`; false: `spec`. When both are sent, streamMetadataFrame wins. */
   streamMetadataChoices: Type.Optional(Type.Boolean()),
 });
 export type LlmSettingsPatch = Static<typeof LlmSettingsPatch>;

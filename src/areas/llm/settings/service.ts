@@ -4,7 +4,7 @@
 import type { Queryable } from '../../../platform/db/database.js';
 import { validation } from '../../../platform/errors.js';
 import { llmSettingsRepository } from './repository.js';
-import { LlmSettingsPatch, TenantLlmSettings } from './schemas.js';
+import { LlmSettingsPatch, type StreamMetadataFrame, TenantLlmSettings } from './schemas.js';
 
 export interface LlmSettingsDeps {
   db: Queryable;
@@ -16,8 +16,24 @@ export function llmSettingsFrom(settings: Record<string, unknown> | null | undef
   return {
     defaultModel: typeof s.defaultModel === 'string' ? s.defaultModel : null,
     allowedModels: Array.isArray(allowed) ? allowed.filter((m): m is string => typeof m === 'string') : null,
-    streamMetadataChoices: s.streamMetadataChoices === true,
+    ...withFrame(frameOf(s.streamMetadataFrame) ?? (s.streamMetadataChoices === true ? 'empty_choices' : 'spec')),
   };
+}
+
+const FRAMES: readonly StreamMetadataFrame[] = ['spec', 'empty_choices', 'chunk'];
+const frameOf = (value: unknown) => FRAMES.find((frame) => frame === value);
+
+/** The frame setting and its older boolean alias, always agreeing. */
+const withFrame = (streamMetadataFrame: StreamMetadataFrame) => ({
+  streamMetadataFrame,
+  streamMetadataChoices: streamMetadataFrame === 'empty_choices',
+});
+
+/** streamMetadataFrame wins over its alias when a PATCH sends both. */
+function frameAfter(current: StreamMetadataFrame, patch: LlmSettingsPatch): StreamMetadataFrame {
+  if (patch.streamMetadataFrame !== undefined) return patch.streamMetadataFrame;
+  if (patch.streamMetadataChoices !== undefined) return patch.streamMetadataChoices ? 'empty_choices' : 'spec';
+  return current;
 }
 
 /**
@@ -28,7 +44,7 @@ export function mergeLlmSettings(current: TenantLlmSettings, patch: LlmSettingsP
   const next: TenantLlmSettings = {
     defaultModel: patch.defaultModel !== undefined ? patch.defaultModel : current.defaultModel,
     allowedModels: patch.allowedModels !== undefined ? patch.allowedModels : current.allowedModels,
-    streamMetadataChoices: patch.streamMetadataChoices ?? current.streamMetadataChoices,
+    ...withFrame(frameAfter(current.streamMetadataFrame, patch)),
   };
   if (next.defaultModel !== null && next.allowedModels && !next.allowedModels.includes(next.defaultModel)) {
     throw validation(
