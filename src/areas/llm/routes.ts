@@ -12,6 +12,8 @@ import type { CheckScope, Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
+import { completionRoutes } from './completions/routes.js';
+import { embeddingRoutes } from './embeddings/routes.js';
 import { conversationRoutes } from './conversations/routes.js';
 import { pullRoutes } from './pull/routes.js';
 import { assistantRoutes } from './assistants/routes.js';
@@ -43,6 +45,11 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };
   await app.register(chatRoutes, {
     deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds, grounding },
+  });
+  // The rest of the OpenAI surface: embeddings, and the legacy text completions.
+  await app.register(embeddingRoutes, { deps: { router: llm.router, usage: llm.usage, calls: llm.calls, retryAfterSeconds } });
+  await app.register(completionRoutes, {
+    deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds },
   });
   await app.register(conversationRoutes, {
     deps: {
