@@ -90,18 +90,19 @@ describe('llm embeddings', () => {
     assert.equal(oneTokenArray.status, 200, oneTokenArray.text);
     assert.deepEqual(openai.requests.at(-1)?.body.input, [[5, 6]]);
 
-    const asked = ollama.requests.length;
+    const asked = ollama.requests.filter((r) => r.path === '/api/embed').length;
     const dims = await embed({ model: 'embed-ol:latest', input: 'x', dimensions: 8 });
     assert.equal(dims.status, 400, dims.text);
     assert.match(dims.body.detail, /^dimensions: the ollama engine/);
     const ids = await embed({ model: 'embed-ol:latest', input: [[1, 2]] });
     assert.equal(ids.status, 400, ids.text);
     assert.match(ids.body.detail, /^input: the ollama engine .* text only/);
-    assert.equal(ollama.requests.length, asked, 'nothing reached the engine');
+    assert.equal(ollama.requests.filter((r) => r.path === '/api/embed').length, asked, 'nothing reached the engine');
   });
 
   it('refuses bad input with a 400 naming the field, before any engine is asked', async () => {
-    const asked = openai.requests.length;
+    const embeddings = () => openai.requests.filter((r) => r.path === '/v1/embeddings').length;
+    const asked = embeddings();
     const cases: [unknown, RegExp][] = [
       [{ model: 'embed-oa' }, /input/],
       [{ input: 'x' }, /model/],
@@ -127,7 +128,7 @@ describe('llm embeddings', () => {
       assert.equal(response.status, 400, `${JSON.stringify(json).slice(0, 80)}: ${response.text}`);
       assert.match(response.body.detail, detail, JSON.stringify(json).slice(0, 80));
     }
-    assert.equal(openai.requests.length, asked);
+    assert.equal(embeddings(), asked);
   });
 
   it('records usage under the endpoint "embeddings"', async () => {

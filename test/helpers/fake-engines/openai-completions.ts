@@ -2,7 +2,7 @@
 // and streamed: the prompt's words echoed back as "Fake completion of: <prompt>",
 // `n` choices per prompt (index = prompt × n + choice), `echo`, and a `logprobs`
 // object when asked for. Errors and knobs as its chat.
-import { beforeHeaders, endApart, pause, sendJson, write, type Exchange } from './server.js';
+import { beforeHeaders, die, endApart, pause, sendJson, write, type Exchange } from './server.js';
 import { modelsOf, replyTokens, wordCount } from './replies.js';
 
 let ids = 0;
@@ -63,7 +63,7 @@ export async function openaiCompletions(x: Exchange): Promise<void> {
     for (let i = 0; i < c.tokens.length; i++) {
       if (!(await pause(x, b.tokenDelayMs))) return;
       if (!(await write(x, frame(index, c.tokens[i]!, null, logprobs([c.tokens[i]!]))))) return;
-      if (b.dieAfterTokens !== undefined && i + 1 >= b.dieAfterTokens) return void x.res.destroy();
+      if (b.dieAfterTokens !== undefined && i + 1 >= b.dieAfterTokens) return die(x);
     }
     if (!(await write(x, frame(index, '', c.finishReason)))) return;
   }
