@@ -131,6 +131,28 @@ describe('llm embeddings', () => {
     assert.equal(embeddings(), asked);
   });
 
+  it('serves the built-in embedder that GET /models lists (where pgvector is there to list it)', async (t) => {
+    if (!gw.ctx.vector) return t.skip('no pgvector: the built-in embedder is not listed');
+    const model = 'gateway-word-vectors-en';
+    const floats = await embed({ model, input: ['the cat sat on the mat', 'dogs bark'] });
+    assert.equal(floats.status, 200, floats.text);
+    assert.equal(floats.body.model, model);
+    assert.equal(floats.body.data.length, 2);
+    assert.equal(floats.body.data[0].embedding.length, 100);
+    const base64 = await embed({ model, input: 'the cat sat on the mat', encoding_format: 'base64' });
+    const bytes = Buffer.from(base64.body.data[0].embedding, 'base64');
+    assert.deepEqual(
+      Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatLE(i * 4)),
+      Array.from(new Float32Array(floats.body.data[0].embedding)),
+    );
+    const dims = await embed({ model, input: 'x', dimensions: 10 });
+    assert.equal(dims.status, 400);
+    assert.match(dims.body.detail, /^dimensions: /);
+    const ids = await embed({ model, input: [[1, 2]] });
+    assert.equal(ids.status, 400);
+    assert.match(ids.body.detail, /^input: .*text only/);
+  });
+
   it('records usage under the endpoint "embeddings"', async () => {
     const { key: ownKey } = await createApiKey(gw, world.b.tenantId, 'usage');
     const response = await embed({ model: 'embed-oa', input: ['count these words'] }, { apiKey: ownKey });
