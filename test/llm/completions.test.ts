@@ -144,6 +144,22 @@ describe('llm legacy completions', () => {
     );
     assert.ok(echoed.body.usage.prompt_tokens > 0 && echoed.body.usage.completion_tokens > 0);
 
+    // n: one chat per prompt and choice, prompt by prompt.
+    const before = ollama.requests.filter((r) => r.path === '/api/chat').length;
+    const many = await complete({ model: 'cmpl-ol:latest', prompt: ['p1', 'p2'], n: 2 });
+    assert.equal(many.status, 200, many.text);
+    assert.deepEqual(
+      many.body.choices.map((c: any) => [c.index, c.text]),
+      [
+        [0, 'Fake answer to: p1'],
+        [1, 'Fake answer to: p1'],
+        [2, 'Fake answer to: p2'],
+        [3, 'Fake answer to: p2'],
+      ],
+    );
+    assert.equal(ollama.requests.filter((r) => r.path === '/api/chat').length - before, 4);
+    assert.equal(ollama.requests.at(-1)!.body.n, undefined, 'n is not forwarded to a chat');
+
     const chats = () => ollama.requests.filter((r) => r.path === '/api/chat').length;
     const asked = chats();
     const logprobs = await complete({ model: 'cmpl-ol:latest', prompt: 'x', logprobs: 2 });
@@ -152,6 +168,9 @@ describe('llm legacy completions', () => {
     const twoStreamed = await complete({ model: 'cmpl-ol:latest', prompt: ['x', 'y'], stream: true });
     assert.equal(twoStreamed.status, 400, twoStreamed.text);
     assert.match(twoStreamed.body.detail, /^prompt: the ollama engine .* one prompt at a time/);
+    const nStreamed = await complete({ model: 'cmpl-ol:latest', prompt: 'x', n: 2, stream: true });
+    assert.equal(nStreamed.status, 400, nStreamed.text);
+    assert.match(nStreamed.body.detail, /^n: the ollama engine .* one choice at a time/);
     assert.equal(chats(), asked, 'nothing reached the engine');
   });
 

@@ -151,10 +151,18 @@ function refuseForChat(engine: Engine, request: CompletionRequest, streaming: bo
       'unsupported',
       `prompt: the ${engine.kind} engine serving this model streams one prompt at a time; send one prompt, or leave stream out`,
     );
+  if (streaming && (request.options?.n ?? 1) > 1)
+    throw new EngineError(
+      'unsupported',
+      `n: the ${engine.kind} engine serving this model streams one choice at a time; leave n out, or stream`,
+    );
 }
 
+/** Chats in flight at once for one request (prompts × n of them), so that one request cannot flood its node. */
+const CHATS_AT_ONCE = 4;
+
 function chatRequestOf(request: CompletionRequest, prompt: string): ChatRequest {
-  const { echo: _echo, logprobs: _logprobs, ...rest } = request.options ?? {};
+  const { echo: _echo, logprobs: _logprobs, n: _n, ...rest } = request.options ?? {};
   const options: ChatOptions = rest;
   return {
     model: request.model,
@@ -166,19 +174,22 @@ function chatRequestOf(request: CompletionRequest, prompt: string): ChatRequest 
   };
 }
 
-/** The whole answer: the engine's completions, or one chat per prompt (at once, on the same node). */
+/** The whole answer: the engine's completions, or one chat per prompt and choice (a few at once, on the same node). */
 export async function completeOn(engine: Engine, request: CompletionRequest): Promise<CompletionResult> {
   if (engine.complete) return engine.complete(request);
   refuseForChat(engine, request, false);
   const echo = request.options?.echo === true;
-  const results = await Promise.all(request.prompt.map((prompt) => engine.chat(chatRequestOf(request, prompt))));
+  // `n` as n chats per prompt, OpenAI's order (prompt by prompt): no chat-mapped engine has `n` of its own.
+  const n = request.options?.n ?? 1;
+  const prompts = request.prompt.flatMap((prompt) => Array.from({ length: n }, () => prompt));
+  const results: ChatResult[] = [];
+  for (let i = 0; i < prompts.length; i += CHATS_AT_ONCE)
+    results.push(...(await Promise.all(prompts.slice(i, i + CHATS_AT_ONCE).map((prompt) => engine.chat(chatRequestOf(request, prompt))))));
   const choices: CompletionChoice[] = [];
   let promptTokens: number | undefined = 0;
   let completionTokens: number | undefined = 0;
   results.forEach((result: ChatResult, i) => {
-    const prefix = echo ? request.prompt[i]! : '';
-    for (const choice of [result, ...(result.moreChoices ?? [])])
-      choices.push({ text: prefix + choice.content, finishReason: choice.finishReason });
+    choices.push({ text: (echo ? prompts[i]! : '') + result.content, finishReason: result.finishReason });
     // A count is used only when every chat reported it; otherwise the tokenizer counts the whole.
     promptTokens =
       promptTokens !== undefined && result.usage.promptTokens !== undefined ? promptTokens + result.usage.promptTokens : undefined;
@@ -193,16 +204,13 @@ export async function completeOn(engine: Engine, request: CompletionRequest): Pr
   };
 }
 
-/** The streamed answer: the engine's completions stream, or a chat stream (echo: the prompt first, per choice). */
+/** The streamed answer: the engine's completions stream, or a chat stream (echo: the prompt first). */
 export async function completeStreamOn(engine: Engine, request: CompletionRequest): Promise<AsyncIterable<ChatBatch>> {
   if (engine.completeStream) return engine.completeStream(request);
   refuseForChat(engine, request, true);
   const batches = await engine.chatStream(chatRequestOf(request, request.prompt[0]!));
   if (request.options?.echo !== true) return batches;
-  const prompt = request.prompt[0]!;
-  const n = request.options.n ?? 1;
-  const echoed: ChatBatch = [];
-  for (let choice = 0; choice < n; choice++) echoed.push({ type: 'delta', content: prompt, ...(choice > 0 ? { choice } : {}) });
+  const echoed: ChatBatch = [{ type: 'delta', content: request.prompt[0]! }];
   const inner = batches[Symbol.asyncIterator]();
   let first = true;
   // A plain iterator, not a generator: return() must reach the engine's stream even before the first read.
