@@ -21,7 +21,8 @@ describe('llm models retrieve', () => {
   let world: World;
 
   before(async () => {
-    openai = await startFakeOpenAI({ models: ['org/Model-7B', 'plain'] });
+    // `Org/Chat`: segments that are route literals in another case (`chat`) stay as sent.
+    openai = await startFakeOpenAI({ models: ['org/Model-7B', 'plain', 'Org/Chat'] });
     ollama = await startFakeOllama({ models: ['library/llama3:8b'] });
     privateA = await startFakeOpenAI({ models: ['private-a'] });
     gw = await gatewayOver([openai, ollama]);
@@ -54,6 +55,10 @@ describe('llm models retrieve', () => {
       assert.deepEqual(encoded.body, record);
     }
     assert.equal((await retrieve('library/llama3:8b', { token: world.a.member.token })).body.owned_by, 'ollama');
+    // The legacy capitalized prefix still works, and the id keeps its case.
+    const legacy = await gw.request('GET', '/api/LLM/v1/Models/Org/Chat', { apiKey: world.a.key.key });
+    assert.equal(legacy.status, 200, legacy.text);
+    assert.equal(legacy.body.id, 'Org/Chat');
   });
 
   it("is a 404 in OpenAI's words for a model the caller cannot use", async () => {
