@@ -97,7 +97,57 @@ export interface EngineModel {
 export interface EmbedRequest {
   model: string;
   input: string[];
+  /**
+   * Inputs as token ids (OpenAI's array-of-token-arrays form), sent instead of `input`
+   * (which is then empty). Only the `openai` adapter forwards them; the embeddings
+   * endpoint never hands them to another engine.
+   */
+  tokens?: number[][];
+  /** The vectors' length, for models that can shorten them; only the `openai` adapter forwards it. */
+  dimensions?: number;
   signal: AbortSignal;
+}
+
+/**
+ * A legacy text completion (POST /v1/completions): the prompt continued, no roles.
+ * Engines with such an endpoint implement Engine.complete; the others are asked
+ * through chat (the prompt as one user message) by the gateway.
+ */
+export interface CompletionRequest {
+  model: string;
+  /** One or more prompts; the answer has `n` choices per prompt, prompt by prompt. */
+  prompt: string[];
+  maxTokens: number;
+  temperature: number;
+  options?: CompletionOptions;
+  signal: AbortSignal;
+}
+
+/** What a completion may ask for past prompt, max tokens and temperature, under OpenAI's wire names. */
+export interface CompletionOptions {
+  top_p?: number;
+  n?: number;
+  stop?: string[];
+  seed?: number;
+  user?: string;
+  echo?: boolean;
+  /** Legacy: how many most likely tokens to report per position (0-5). */
+  logprobs?: number;
+  presence_penalty?: number;
+  frequency_penalty?: number;
+}
+
+export interface CompletionChoice {
+  text: string;
+  finishReason: FinishReason;
+  /** The legacy `logprobs` object, as the engine gave it (when asked for). */
+  logprobs?: unknown;
+}
+
+export interface CompletionResult {
+  /** Prompt by prompt, `n` each, in OpenAI's `index` order. */
+  choices: CompletionChoice[];
+  usage: EngineUsage;
 }
 
 export interface PullRequest {
@@ -187,6 +237,14 @@ export interface Engine {
    */
   chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>>;
   embed(request: EmbedRequest): Promise<number[][]>;
+  /** Legacy completions, where the engine has them (`openai`); the gateway maps the others onto chat. */
+  complete?(request: CompletionRequest): Promise<CompletionResult>;
+  /**
+   * The streamed form of `complete`, settling as chatStream does. Text pieces come as
+   * `delta` chunks whose `choice` is the OpenAI `index`; `end` carries every choice's
+   * reason in `finishReasons`.
+   */
+  completeStream?(request: CompletionRequest): Promise<AsyncIterable<ChatBatch>>;
   /** Engines that cannot pull models throw EngineError('rejected'). */
   pull(request: PullRequest): AsyncIterable<PullProgress>;
   /** Releases connections (and, for `local`, the child process). */

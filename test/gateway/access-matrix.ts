@@ -66,6 +66,12 @@ const PLAIN_PARAMS: Record<string, string> = {
   engine: 'local',
 };
 
+/** What a wildcard (`*`, the rest of the path) stands for, by route path (GET and its HEAD): names, not ids of a record. */
+const WILDCARDS: Record<string, string> = {
+  // A model id (which may hold slashes); `auto` is every tenant's.
+  '/api/llm/v1/models/*': 'auto',
+};
+
 /**
  * The records of tenant A that path parameters name. A read gets the shared record; a
  * write gets one of its own, so that a DELETE or a revoke that goes through (rightly,
@@ -89,7 +95,7 @@ export class TenantARecords {
 
   async path(route: RouteSummary): Promise<string> {
     const fresh = route.method !== 'GET' && route.method !== 'HEAD';
-    let path = route.url;
+    let path = route.url.replace('*', () => WILDCARDS[route.url] ?? '*');
     // A later id lives inside an earlier one (a thread's message): each is made in the one chosen before it.
     const chosen = new Map<string, string>();
     for (const name of paramsOf(route.url)) {

@@ -12,6 +12,8 @@ import type { CheckScope, Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
+import { completionRoutes } from './completions/routes.js';
+import { embeddingRoutes, type BuiltInEmbedding } from './embeddings/routes.js';
 import { conversationRoutes } from './conversations/routes.js';
 import { pullRoutes } from './pull/routes.js';
 import { assistantRoutes } from './assistants/routes.js';
@@ -32,7 +34,13 @@ export interface LlmAreaDeps {
    * The os area's retrieval, for grounded answers; its check that a stored grounding
    * scope is the tenant's (threads, assistants); the embedders it serves itself (listed in /models).
    */
-  os: { retrieve: Retrieve; checkScope: CheckScope; builtInModels: readonly { id: string; description: string }[] };
+  os: {
+    retrieve: Retrieve;
+    checkScope: CheckScope;
+    builtInModels: readonly { id: string; description: string }[];
+    /** The os area's embedders: POST /embeddings serves the built-in models through them. */
+    embedders: BuiltInEmbedding;
+  };
 }
 
 export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async (app, { deps }) => {
@@ -53,6 +61,19 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       retryAfterSeconds,
       grounding,
     },
+  });
+  // The rest of the OpenAI surface: embeddings, and the legacy text completions.
+  await app.register(embeddingRoutes, {
+    deps: {
+      router: llm.router,
+      usage: llm.usage,
+      calls: llm.calls,
+      retryAfterSeconds,
+      builtIn: { ids: deps.os.builtInModels.map((m) => m.id), embedders: deps.os.embedders },
+    },
+  });
+  await app.register(completionRoutes, {
+    deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds },
   });
   await app.register(conversationRoutes, {
     deps: {

@@ -1,7 +1,8 @@
 // Adapter for any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio,
-// OpenAI itself): /v1/models, /v1/chat/completions (JSON and SSE), /v1/embeddings.
-// Chat requests pass through: messages and options go as OpenAI names them, and
-// answers come back whole (tool calls, choices, logprobs: answers.ts reads them).
+// OpenAI itself): /v1/models, /v1/chat/completions (JSON and SSE), /v1/embeddings,
+// and the legacy /v1/completions (completions.ts). Chat requests pass through:
+// messages and options go as OpenAI names them, and answers come back whole (tool
+// calls, choices, logprobs: answers.ts reads them).
 import { EngineHttp } from '../http/client.js';
 import { engineError, streamError } from '../http/errors.js';
 import { SseParser } from '../http/lines.js';
@@ -12,6 +13,8 @@ import {
   type ChatBatch,
   type ChatRequest,
   type ChatResult,
+  type CompletionRequest,
+  type CompletionResult,
   type EmbedRequest,
   type Engine,
   type EngineModel,
@@ -21,6 +24,7 @@ import {
   type PullRequest,
 } from '../types.js';
 import { choicesOf, fingerprintOf, StreamedAnswer } from './answers.js';
+import { complete, completeStream } from './completions.js';
 import type { OpenAIChatChunk, OpenAIChatCompletion, OpenAIEmbeddings, OpenAIModelList, OpenAIUsage } from './protocol.js';
 
 export class OpenAIEngine implements Engine {
@@ -133,15 +137,10 @@ export class OpenAIEngine implements Engine {
   }
 
   async embed(request: EmbedRequest): Promise<number[][]> {
-    const answer = await this.http.json<OpenAIEmbeddings>(
-      'POST',
-      '/v1/embeddings',
-      { model: request.model, input: request.input, encoding_format: 'float' },
-      request.signal,
-      request.model,
-    );
-    if (!Array.isArray(answer?.data) || answer.data.length !== request.input.length) this.http.malformed('embeddings');
-    const vectors: number[][] = new Array(request.input.length);
+    const answer = await this.http.json<OpenAIEmbeddings>('POST', '/v1/embeddings', embedBody(request), request.signal, request.model);
+    const count = request.tokens?.length ?? request.input.length;
+    if (!Array.isArray(answer?.data) || answer.data.length !== count) this.http.malformed('embeddings');
+    const vectors: number[][] = new Array(count);
     for (const item of answer.data) {
       const index = item?.index;
       if (typeof index !== 'number' || index < 0 || index >= vectors.length || !Array.isArray(item.embedding))
@@ -149,6 +148,14 @@ export class OpenAIEngine implements Engine {
       vectors[index] = item.embedding;
     }
     return vectors;
+  }
+
+  complete(request: CompletionRequest): Promise<CompletionResult> {
+    return complete(this.http, request);
+  }
+
+  completeStream(request: CompletionRequest): Promise<AsyncIterable<ChatBatch>> {
+    return completeStream(this.http, request);
   }
 
   // An async generator that only throws: the failure comes at the first next(), as every engine's pull failures do.
@@ -163,6 +170,15 @@ export class OpenAIEngine implements Engine {
   close(): Promise<void> {
     return this.http.close();
   }
+}
+
+function embedBody(request: EmbedRequest): object {
+  return {
+    model: request.model,
+    input: request.tokens ?? request.input,
+    encoding_format: 'float',
+    ...(request.dimensions !== undefined ? { dimensions: request.dimensions } : {}),
+  };
 }
 
 /**

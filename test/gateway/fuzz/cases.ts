@@ -230,7 +230,10 @@ function credentialHeaders(kind: CredentialKind, fx: Fixture, rng: Rng): Credent
 
 function fillParams(route: RouteSummary, fx: Fixture, rng: Rng, engine: string, garbage: boolean): string {
   const safe = route.method === 'GET' || route.method === 'HEAD';
-  return route.url.replace(/:(\w+)/g, (_, name: string) => {
+  // A wildcard is the rest of the path: a model id (GET /models/{id}), slashes and colons allowed.
+  const url =
+    route.url === '*' ? route.url : route.url.replace('*', () => (garbage ? garbageId(rng) : rng.pick([fx.chatModel, 'auto', 'lib/x:1'])));
+  return url.replace(/:(\w+)/g, (_, name: string) => {
     if (garbage && rng.chance(0.7)) return garbageId(rng);
     switch (name) {
       // Tenant A only where nothing changes: a valid PATCH may disable the tenant it names.

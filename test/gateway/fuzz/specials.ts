@@ -134,5 +134,37 @@ export function specialCases(fx: Fixture): Special[] {
       body: Buffer.from('{"name":"continued"}'),
       input: 'Expect: 100-continue',
     },
+    // The OpenAI surface's own bounds, at and past them.
+    json(
+      key,
+      '/api/llm/v1/embeddings',
+      { model: fx.chatModel, input: Array.from({ length: 2048 }, (_, i) => `w${i}`) },
+      '2,048 inputs',
+      [200],
+    ),
+    json(key, '/api/llm/v1/embeddings', { model: fx.chatModel, input: Array.from({ length: 2049 }, () => 'w') }, '2,049 inputs', [400]),
+    json(key, '/api/llm/v1/completions', { model: fx.chatModel, prompt: Array.from({ length: 129 }, () => 'p') }, '129 prompts', [400]),
+    {
+      route: 'special',
+      credential: 'apiKey',
+      method: 'GET',
+      path: `/api/llm/v1/models/${'a/'.repeat(150)}`,
+      headers: { 'x-api-key': key },
+      input: 'a model id of 300 chars, slashes',
+      expect: { statuses: [400, 404, 414], why: 'no model has that id' },
+    },
   ];
+}
+
+function json(key: string, path: string, value: unknown, input: string, statuses: number[]): Special {
+  return {
+    route: 'special',
+    credential: 'apiKey',
+    method: 'POST',
+    path,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: Buffer.from(JSON.stringify(value)),
+    input,
+    expect: { statuses, why: 'the bound documented for the endpoint' },
+  };
 }

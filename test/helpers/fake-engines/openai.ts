@@ -2,6 +2,7 @@
 // chat completions (plain and streamed as server-sent events), embeddings, and
 // OpenAI-shaped errors.
 import { beforeHeaders, die, endApart, pause, sendJson, write, type Exchange } from './server.js';
+import { openaiCompletions } from './openai-completions.js';
 import { embeddingOf, inputsOf, modelsOf, promptTokens, replyText, replyTokens, schemaSample, tokenLogprob, wordCount } from './replies.js';
 import type { FakeBehaviour } from './types.js';
 
@@ -21,6 +22,7 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
     });
   }
   if (route === 'POST /v1/chat/completions') return openaiChat(x);
+  if (route === 'POST /v1/completions') return openaiCompletions(x);
   if (route === 'POST /v1/embeddings') {
     if (b.status !== undefined) return openaiError(x, b.status, `fake upstream answered ${b.status}`, 'server_error');
     const inputs = inputsOf(x.body?.input);
@@ -28,7 +30,8 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
     if (!modelsOf(b).includes(x.body?.model)) return openaiNoModel(x);
     return sendJson(x, 200, {
       object: 'list',
-      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embeddingOf(text) })),
+      // `dimensions` (text-embedding-3's shortening): the first that many numbers.
+      data: inputs.map((text, index) => ({ object: 'embedding', index, embedding: embeddingOf(text).slice(0, x.body.dimensions) })),
       model: x.body.model,
       usage: { prompt_tokens: inputs.reduce((n, s) => n + wordCount(s), 0), total_tokens: inputs.reduce((n, s) => n + wordCount(s), 0) },
     });

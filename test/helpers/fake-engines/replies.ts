@@ -59,6 +59,9 @@ export function embeddingOf(text: string): number[] {
 export function inputsOf(input: unknown): string[] | undefined {
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((s) => typeof s === 'string')) return input as string[];
+  // Token ids (OpenAI's other form): each array stands for the text of its ids.
+  if (Array.isArray(input) && input.length > 0 && input.every((a) => Array.isArray(a) && a.every(Number.isInteger)))
+    return input.map((a) => a.join(' '));
   return undefined;
 }
 

@@ -3,11 +3,13 @@
 // tenant's default model (PATCH /api/auth/tenants/{id} `defaultModel`), or the
 // first model of this list when no default is set. The built-in embedder comes last:
 // it embeds documents (collections' embeddingModel) and is no chat model.
+// GET /api/llm/v1/models/{id}: one record of that list.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import type { ModelRouter } from '../router/types.js';
-import { ModelList } from './schemas.js';
+import { AppError } from '../../../platform/errors.js';
+import { Model, ModelList, ModelParams } from './schemas.js';
 
 export interface ModelDeps {
   router: Pick<ModelRouter, 'availableModels'>;
@@ -19,22 +21,38 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ deps: ModelDeps }> = async
   // `auto` has no creation time of its own: this server's start stands in for it.
   const started = Math.floor(Date.now() / 1000);
 
-  app.get('/models', { config: { access: 'tenant' }, schema: { response: { 200: ModelList, ...problems(401) } } }, async (request) => {
-    const { tenantId } = principalOf(request);
+  const list = async (tenantId: string): Promise<Model[]> => {
     const models = await deps.router.availableModels(tenantId);
-    return {
-      object: 'list' as const,
-      data: [
-        { id: 'auto', object: 'model' as const, created: started, owned_by: 'gateway' },
-        ...models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.ownedBy })),
-        ...deps.builtIn.map((m) => ({
-          id: m.id,
-          object: 'model' as const,
-          created: started,
-          owned_by: 'gateway',
-          description: m.description,
-        })),
-      ],
-    };
-  });
+    return [
+      { id: 'auto', object: 'model' as const, created: started, owned_by: 'gateway' },
+      ...models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.ownedBy })),
+      ...deps.builtIn.map((m) => ({
+        id: m.id,
+        object: 'model' as const,
+        created: started,
+        owned_by: 'gateway',
+        description: m.description,
+      })),
+    ];
+  };
+
+  app.get('/models', { config: { access: 'tenant' }, schema: { response: { 200: ModelList, ...problems(401) } } }, async (request) => ({
+    object: 'list' as const,
+    data: await list(principalOf(request).tenantId),
+  }));
+
+  // GET /models/{id} (the SDK's models.retrieve): the list's record. A wildcard, since
+  // engines name models with slashes and colons (`library/llama3:8b`, `org/model`),
+  // sent as they are or percent-encoded (the SDK encodes them). A model the caller
+  // cannot use now is a 404, in OpenAI's words: whether another tenant has it is not said.
+  app.get(
+    '/models/*',
+    { config: { access: 'tenant' }, schema: { params: ModelParams, response: { 200: Model, ...problems(401, 404) } } },
+    async (request) => {
+      const id = request.params['*'];
+      const model = (await list(principalOf(request).tenantId)).find((m) => m.id === id);
+      if (!model) throw new AppError('NOT_FOUND', `The model '${id}' does not exist or you do not have access to it.`);
+      return model;
+    },
+  );
 };

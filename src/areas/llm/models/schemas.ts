@@ -13,3 +13,6 @@ export type Model = Static<typeof Model>;
 
 export const ModelList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Model) });
 export type ModelList = Static<typeof ModelList>;
+
+/** GET /models/{id}: the id is the rest of the path, slashes and colons included. */
+export const ModelParams = Type.Object({ '*': Type.String({ minLength: 1, maxLength: 200 }) });
