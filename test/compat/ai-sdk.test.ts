@@ -38,7 +38,12 @@ describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the gateway', () =
     assert.equal(result.usage.totalTokens, 7);
 
     const errors: unknown[] = [];
-    const stream = streamText({ model: provider.chatModel(MODEL), prompt: 'hello there', maxRetries: 0, onError: ({ error }) => void errors.push(error) });
+    const stream = streamText({
+      model: provider.chatModel(MODEL),
+      prompt: 'hello there',
+      maxRetries: 0,
+      onError: ({ error }) => void errors.push(error),
+    });
     let text = '';
     for await (const delta of stream.textStream) text += delta;
     assert.equal(text, ANSWER);
@@ -59,7 +64,10 @@ describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the gateway', () =
       });
       assert.equal(result.steps.length, 2);
       assert.equal(result.steps[0]!.finishReason, 'tool-calls');
-      assert.deepEqual(result.steps[0]!.toolCalls.map((c) => [c.toolName, c.input]), [['get_weather', { city: 'Paris' }]]);
+      assert.deepEqual(
+        result.steps[0]!.toolCalls.map((c) => [c.toolName, c.input]),
+        [['get_weather', { city: 'Paris' }]],
+      );
       assert.match(result.text, /^Fake answer to tool result: .*sunny in Paris/);
       assert.equal(lastChatBody(world.fake).messages.at(-1).role, 'tool');
     } finally {
@@ -109,15 +117,12 @@ describe('the AI SDK (ai + @ai-sdk/openai-compatible) against the gateway', () =
   });
 
   it('reports the gateway’s error detail', async () => {
-    await assert.rejects(
-      generateText({ model: provider.chatModel('no-such-model'), prompt: 'hello', maxRetries: 0 }),
-      (error: unknown) => {
-        assert.ok(APICallError.isInstance(error), String(error));
-        assert.equal(error.statusCode, 400);
-        assert.match(error.message, /no-such-model/);
-        return true;
-      },
-    );
+    await assert.rejects(generateText({ model: provider.chatModel('no-such-model'), prompt: 'hello', maxRetries: 0 }), (error: unknown) => {
+      assert.ok(APICallError.isInstance(error), String(error));
+      assert.equal(error.statusCode, 400);
+      assert.match(error.message, /no-such-model/);
+      return true;
+    });
     const unauthorised = createOpenAICompatible({ name: 'gateway', baseURL: world.baseURL, apiKey: 'rdk_not-a-real-key' });
     await assert.rejects(generateText({ model: unauthorised.chatModel(MODEL), prompt: 'hello', maxRetries: 0 }), (error: unknown) => {
       assert.ok(APICallError.isInstance(error));

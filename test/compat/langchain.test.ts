@@ -5,7 +5,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
-import { AIMessageChunk, HumanMessage, ToolMessage, type AIMessage } from '@langchain/core/messages';
+import { type AIMessageChunk, HumanMessage, ToolMessage, type AIMessage } from '@langchain/core/messages';
 import { ANSWER, compatWorld, FORECAST_SCHEMA, lastChatBody, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
 
 describe('LangChain (@langchain/openai) against the gateway', () => {
@@ -90,7 +90,12 @@ describe('LangChain (@langchain/openai) against the gateway', () => {
   });
 
   it('reports the gateway’s error detail', async () => {
-    const stranger = new ChatOpenAI({ model: 'no-such-model', apiKey: world.key, configuration: { baseURL: world.baseURL }, maxRetries: 0 });
+    const stranger = new ChatOpenAI({
+      model: 'no-such-model',
+      apiKey: world.key,
+      configuration: { baseURL: world.baseURL },
+      maxRetries: 0,
+    });
     await assert.rejects(stranger.invoke('hello'), (error: Error & { status?: number }) => {
       assert.equal(error.status, 400);
       assert.match(error.message, /no-such-model/);

@@ -3,7 +3,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { OpenAI, OpenAIEmbedding } from '@llamaindex/openai';
-import { ANSWER, compatWorld, lastChatBody, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
+import { ANSWER, compatWorld, FORECAST_SCHEMA, lastChatBody, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
 
 describe('LlamaIndex TS (@llamaindex/openai) against the gateway', () => {
   let world: CompatWorld;
@@ -42,7 +42,11 @@ describe('LlamaIndex TS (@llamaindex/openai) against the gateway', () => {
         messages: [
           question,
           called.message,
-          { role: 'user', content: 'sunny in Paris', options: { toolResult: { id: toolCall.id, result: 'sunny in Paris', isError: false } } },
+          {
+            role: 'user',
+            content: 'sunny in Paris',
+            options: { toolResult: { id: toolCall.id, result: 'sunny in Paris', isError: false } },
+          },
         ],
         tools,
       });
@@ -51,6 +55,40 @@ describe('LlamaIndex TS (@llamaindex/openai) against the gateway', () => {
     } finally {
       delete world.fake.behaviour.toolCalls;
     }
+  });
+
+  it('streams a tool call', async () => {
+    world.fake.behaviour.toolCalls = [WEATHER_CALL];
+    try {
+      const tools = [
+        {
+          metadata: { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.parameters as any },
+          call: async ({ city }: { city: string }) => `sunny in ${city}`,
+        },
+      ];
+      const calls: any[] = [];
+      const stream = await llm.chat({ messages: [{ role: 'user', content: 'What is the weather in Paris?' }], tools, stream: true });
+      for await (const chunk of stream) calls.push(...((chunk.options as any)?.toolCall ?? []));
+      const last = calls.at(-1);
+      assert.equal(last?.name, 'get_weather');
+      assert.deepEqual(typeof last.input === 'string' ? JSON.parse(last.input) : last.input, { city: 'Paris' });
+    } finally {
+      delete world.fake.behaviour.toolCalls;
+    }
+  });
+
+  it('returns JSON for a json_schema response_format', async () => {
+    // additionalChatOptions is typed without response_format: passed loosely.
+    const additionalChatOptions = {
+      response_format: { type: 'json_schema', json_schema: { name: 'forecast', schema: FORECAST_SCHEMA } },
+    } as any;
+    const answer = await llm.chat({ messages: [{ role: 'user', content: 'Will it be clear?' }], additionalChatOptions });
+    assert.deepEqual(JSON.parse(String(answer.message.content)), { sky: 'clear' });
+  });
+
+  it('reports the gateway’s error detail', async () => {
+    const stranger = new OpenAI({ model: 'no-such-model', apiKey: world.key, baseURL: world.baseURL, maxRetries: 0 });
+    await assert.rejects(stranger.chat({ messages: [{ role: 'user', content: 'hello' }] }), /no-such-model/);
   });
 
   it('embeds', async () => {

@@ -7,12 +7,12 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { ANSWER, compatWorld, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
+import { ANSWER, compatWorld, FORECAST_SCHEMA, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
 
 const probe = spawnSync('python3', ['-c', 'import openai; print(openai.__version__)'], { encoding: 'utf8' });
 const missing = probe.status === 0 ? undefined : 'python3 with the `openai` package is not installed here';
 
-const SCRIPT = String.raw`
+const SCRIPT = `
 import json, os, sys
 import openai
 client = openai.OpenAI(base_url=os.environ["BASE_URL"], api_key=os.environ["KEY"], max_retries=0)
@@ -32,6 +32,19 @@ out["finish_reason"] = called.finish_reason
 out["call"] = [call.function.name, json.loads(call.function.arguments)]
 followup = question + [called.message.model_dump(exclude_none=True), {"role": "tool", "tool_call_id": call.id, "content": "sunny"}]
 out["answer"] = client.chat.completions.create(model=model, messages=followup, tools=tools).choices[0].message.content
+pieces = {}
+for chunk in client.chat.completions.create(model=model, messages=question, tools=tools, stream=True):
+    for call in chunk.choices[0].delta.tool_calls or []:
+        entry = pieces.setdefault(call.index, {"name": "", "arguments": ""})
+        entry["name"] += call.function.name or ""
+        entry["arguments"] += call.function.arguments or ""
+out["streamed_call"] = [pieces[0]["name"], json.loads(pieces[0]["arguments"])]
+schema = json.loads(os.environ["SCHEMA"])
+structured = client.chat.completions.create(model=model, messages=question,
+    response_format={"type": "json_schema", "json_schema": {"name": "forecast", "schema": schema, "strict": True}})
+out["structured"] = json.loads(structured.choices[0].message.content)
+embedded = client.embeddings.create(model=model, input=["one", "two"])
+out["embeddings"] = [len(item.embedding) for item in embedded.data]
 try:
     client.chat.completions.create(model="no-such-model", messages=messages)
 except openai.BadRequestError as e:
@@ -47,14 +60,21 @@ describe('the Python openai package against the gateway', { skip: missing }, () 
   });
   after(() => world?.close());
 
-  it('chats, streams with the README loop, calls a tool and reads errors', async () => {
+  it('chats, streams with the README loop, calls tools (JSON and streamed), structured output, embeddings, errors', async () => {
     world.fake.behaviour.toolCalls = [WEATHER_CALL];
     // The fake calls the tool only while the last message is not a tool result, so one knob serves the round trip.
     // Asynchronously: the gateway answering the script runs in this process.
     const run = await promisify(execFile)('python3', ['-c', SCRIPT], {
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, BASE_URL: world.baseURL, KEY: world.key, MODEL, TOOL: JSON.stringify(WEATHER_TOOL) },
+      env: {
+        ...process.env,
+        BASE_URL: world.baseURL,
+        KEY: world.key,
+        MODEL,
+        TOOL: JSON.stringify(WEATHER_TOOL),
+        SCHEMA: JSON.stringify(FORECAST_SCHEMA),
+      },
     }).finally(() => delete world.fake.behaviour.toolCalls);
     const out = JSON.parse(run.stdout);
     assert.equal(out.json, ANSWER);
@@ -62,6 +82,9 @@ describe('the Python openai package against the gateway', { skip: missing }, () 
     assert.equal(out.finish_reason, 'tool_calls');
     assert.deepEqual(out.call, ['get_weather', { city: 'Paris' }]);
     assert.equal(out.answer, 'Fake answer to tool result: sunny');
+    assert.deepEqual(out.streamed_call, ['get_weather', { city: 'Paris' }]);
+    assert.deepEqual(out.structured, { sky: 'clear' });
+    assert.deepEqual(out.embeddings, [16, 16]);
     assert.equal(out.error.status, 400);
     assert.equal(out.error.code, 'validation_failed');
     assert.match(out.error.message, /no-such-model/);
