@@ -49,7 +49,20 @@ function finish(window: HistoryWindow, newestFirst: ChatMessage[]): ChatMessage[
   const messages = newestFirst.reverse();
   // A tool result whose call was trimmed away means nothing to the model (and engines refuse it).
   while (messages.length > 1 && messages[0]!.role === 'tool') messages.shift();
+  joinCalls(messages);
   return window.system ? [{ role: 'system', content: window.system }, ...messages] : messages;
+}
+
+/** Consecutive assistant turns that only call functions (stored one call each) become one turn, as engines expect before the results. */
+function joinCalls(messages: ChatMessage[]): void {
+  for (let i = messages.length - 1; i > 0; i--) {
+    const [before, current] = [messages[i - 1]!, messages[i]!];
+    if (current.role !== 'assistant' || current.content !== null || before.role !== 'assistant' || !before.tool_calls) continue;
+    if (before.content === null || before.content === '') {
+      before.tool_calls = [...before.tool_calls, ...(current.tool_calls ?? [])];
+      messages.splice(i, 1);
+    }
+  }
 }
 
 /** The item as the engine takes it: its parts, calls or call id when it has them (the Responses API's items). */

@@ -323,7 +323,8 @@ export class RunExecutor {
 /** A tool-call piece added to the calls so far: the first piece of an index opens the call, later ones add to its arguments. */
 function addToolCall(calls: ToolCall[] | undefined, piece: Extract<ChatChunk, { type: 'tool_call' }>): ToolCall[] {
   const all = calls ?? [];
-  const call = (all[piece.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+  const call = all[piece.index] ?? { id: '', type: 'function', function: { name: '', arguments: '' } };
+  all[piece.index] = call;
   if (piece.id) call.id = piece.id;
   if (piece.name) call.function.name = piece.name;
   call.function.arguments += piece.arguments;
