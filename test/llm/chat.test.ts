@@ -60,6 +60,8 @@ describe('llm chat/completions (JSON)', () => {
       'rag_active',
       'rag_snippets',
       'rag_status',
+      // The fake reports one, as OpenAI does: passed through (test/llm/chat-fields.test.ts).
+      'system_fingerprint',
       'usage',
     ]);
     assert.match(body.id, /^chatcmpl-[A-Za-z0-9_-]{8,}$/);
@@ -121,12 +123,13 @@ describe('llm chat/completions (JSON)', () => {
   });
 
   it('ignores unknown fields; without a grounding field the answer is ungrounded (test/os/grounding.test.ts grounds)', async () => {
-    const response = await chat({ messages: hello, top_p: 0.5, user: 'u1' });
+    const response = await chat({ messages: hello, top_k: 5, best_of: 2 });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.rag_active, false);
     assert.equal(response.body.rag_status, 'inactive');
     assert.equal(response.body.rag_snippets, null);
-    assert.equal(lastChat(main).body.top_p, undefined, 'unknown fields are not forwarded');
+    assert.equal(lastChat(main).body.top_k, undefined, 'unknown fields are not forwarded');
+    assert.equal(lastChat(main).body.best_of, undefined, 'unknown fields are not forwarded');
   });
 
   it('rejects every out-of-bounds or malformed field with a 400 naming it, before any engine sees it', async () => {
@@ -141,7 +144,7 @@ describe('llm chat/completions (JSON)', () => {
       [{}, 'messages'],
       [{ messages: [] }, 'messages'],
       [{ messages: 'hello' }, 'messages'],
-      [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].role'],
+      [{ messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
       [{ messages: [{ content: 'x' }] }, 'messages[0].role'],
       [{ messages: [...hello, { role: 'user', content: 42 }] }, 'messages[1].content'],
       [{ messages: [{ role: 'user' }] }, 'messages[0].content'],

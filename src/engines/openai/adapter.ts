@@ -1,5 +1,7 @@
 // Adapter for any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio,
 // OpenAI itself): /v1/models, /v1/chat/completions (JSON and SSE), /v1/embeddings.
+// Chat requests pass through: messages and options go as OpenAI names them, and
+// answers come back whole (tool calls, choices, logprobs: answers.ts reads them).
 import { EngineHttp } from '../http/client.js';
 import { engineError, streamError } from '../http/errors.js';
 import { SseParser } from '../http/lines.js';
@@ -15,10 +17,10 @@ import {
   type EngineModel,
   type EngineNodeOptions,
   type EngineUsage,
-  type FinishReason,
   type PullProgress,
   type PullRequest,
 } from '../types.js';
+import { choicesOf, fingerprintOf, StreamedAnswer } from './answers.js';
 import type { OpenAIChatChunk, OpenAIChatCompletion, OpenAIEmbeddings, OpenAIModelList, OpenAIUsage } from './protocol.js';
 
 export class OpenAIEngine implements Engine {
@@ -58,25 +60,23 @@ export class OpenAIEngine implements Engine {
       request.model,
     );
     if (answer?.error) throw inBandError(this.http, answer.error, request.signal, true);
-    const choice = answer?.choices?.[0];
-    if (!choice) this.http.malformed('a chat completion');
-    const content = choice.message?.content;
-    return {
-      content: typeof content === 'string' ? content : '',
-      finishReason: finishReasonOf(choice.finish_reason) ?? 'stop',
-      usage: usageOf(answer.usage),
-    };
+    const choices = answer ? choicesOf(answer, request.options?.n ?? 1) : undefined;
+    if (!choices) this.http.malformed('a chat completion');
+    const result: ChatResult = { ...choices[0]!, usage: usageOf(answer.usage) };
+    if (choices.length > 1) result.moreChoices = choices.slice(1);
+    const fingerprint = fingerprintOf(answer.system_fingerprint);
+    if (fingerprint !== undefined) result.systemFingerprint = fingerprint;
+    return result;
   }
 
   async chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>> {
     const response = await this.http.send('POST', '/v1/chat/completions', chatBody(request, true), request.signal, request.model);
-    return cancellable(response.body, this.chunks(response.body, request.signal));
+    return cancellable(response.body, this.chunks(response.body, request.signal, new StreamedAnswer(request.options?.n ?? 1)));
   }
 
-  private async *chunks(body: ResponseBody, signal: AbortSignal): AsyncGenerator<ChatBatch, void, undefined> {
+  private async *chunks(body: ResponseBody, signal: AbortSignal, answer: StreamedAnswer): AsyncGenerator<ChatBatch, void, undefined> {
     const sse = new SseParser();
     const events: string[] = [];
-    let finishReason: FinishReason = 'stop';
     let usage: EngineUsage = {};
     let done = false;
     try {
@@ -105,23 +105,19 @@ export class OpenAIEngine implements Engine {
             failure = inBandError(this.http, frame.error, signal, false);
             break;
           }
+          if (frame === null || typeof frame !== 'object') continue;
           if (frame.usage) usage = usageOf(frame.usage);
-          const choice = frame.choices?.[0];
-          if (choice === undefined) continue;
-          const reason = finishReasonOf(choice.finish_reason);
-          if (reason !== undefined) finishReason = reason;
-          const content = choice.delta?.content;
-          if (typeof content === 'string' && content !== '') batch.push({ type: 'delta', content });
+          answer.read(frame.choices, frame.system_fingerprint, batch);
         }
         events.length = 0;
-        if (done) batch.push({ type: 'end', finishReason, usage });
+        if (done) batch.push(answer.end(usage));
         if (batch.length > 0) yield batch;
         if (failure) throw failure;
       }
       if (!done) {
         // A last event without its blank line still counts, as long as it is [DONE].
         sse.end(events);
-        if (events.includes('[DONE]')) yield [{ type: 'end', finishReason, usage }];
+        if (events.includes('[DONE]')) yield [answer.end(usage)];
         else
           throw engineError(this.http.ctx, 'upstream_error', `${this.http.ctx.label} ended its stream without [DONE]`, {
             retryable: false,
@@ -168,6 +164,10 @@ export class OpenAIEngine implements Engine {
   }
 }
 
+/**
+ * The request as OpenAI's wire format has it: the options keep OpenAI's names, so
+ * they go as the client sent them (validated at the edge, never copied).
+ */
 function chatBody(request: ChatRequest, stream: boolean): object {
   const body = {
     model: request.model,
@@ -175,14 +175,9 @@ function chatBody(request: ChatRequest, stream: boolean): object {
     max_tokens: request.maxTokens,
     temperature: request.temperature,
     stream,
+    ...request.options,
   };
   return stream ? { ...body, stream_options: { include_usage: true } } : body;
-}
-
-function finishReasonOf(reason: unknown): FinishReason | undefined {
-  if (reason === null || reason === undefined) return undefined;
-  // 'stop', 'tool_calls', 'content_filter', 'eos'…: everything but a length cut-off is a stop.
-  return reason === 'length' ? 'length' : 'stop';
 }
 
 function usageOf(usage: OpenAIUsage | null | undefined): EngineUsage {

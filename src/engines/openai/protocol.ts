@@ -10,15 +10,39 @@ export interface OpenAIUsage {
   completion_tokens?: number;
 }
 
+/** A tool call in an answer, or a piece of one in a stream (`index` says which call it adds to). */
+export interface OpenAIToolCall {
+  index?: unknown;
+  id?: unknown;
+  type?: unknown;
+  function?: { name?: unknown; arguments?: unknown } | null;
+}
+
+export interface OpenAIChoice {
+  index?: unknown;
+  message?: { content?: unknown; tool_calls?: unknown } | null;
+  logprobs?: unknown;
+  finish_reason?: unknown;
+}
+
 export interface OpenAIChatCompletion {
-  choices?: { message?: { content?: string | null }; finish_reason?: string | null }[];
+  choices?: unknown;
   usage?: OpenAIUsage | null;
+  system_fingerprint?: unknown;
   error?: unknown;
 }
 
+export interface OpenAIChunkChoice {
+  index?: unknown;
+  delta?: { content?: unknown; tool_calls?: unknown } | null;
+  logprobs?: unknown;
+  finish_reason?: unknown;
+}
+
 export interface OpenAIChatChunk {
-  choices?: { delta?: { content?: string | null }; finish_reason?: string | null }[];
+  choices?: unknown;
   usage?: OpenAIUsage | null;
+  system_fingerprint?: unknown;
   error?: unknown;
 }
 

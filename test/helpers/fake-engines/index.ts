@@ -11,6 +11,21 @@
 // that generates before it answers. `tokenDelayMs` also paces Ollama pull frames,
 // and `delayHeadersMs` delays an Ollama pull's answer too.
 //
+// The OpenAI fake also speaks the request fields past plain text, as OpenAI does:
+// - `toolCalls` ([{name, arguments}]): when the request has `tools` (and tool_choice is
+//   not 'none') and its last message is not a `tool` message, the answer is those calls
+//   (ids `call_fake_<n>`, content null, finish_reason 'tool_calls'; streamed as a head
+//   piece with id and name, then the arguments in two pieces). Without the knob, a
+//   tool_choice naming a function calls it with `{}`.
+// - A last message with role `tool` is answered `Fake answer to tool result: <content>`.
+// - `response_format` json_schema: a JSON object built from the schema (its required
+//   properties; first enum value, "fake", 1, true); json_object: `{"answer": <reply>}`.
+// - `logprobs: true`: OpenAI-shaped logprobs per token (`top_logprobs` alternatives).
+// - `n`: n choices, choice i's text is the reply with ` (i)` appended for i > 0
+//   (streamed interleaved, one chunk per choice, each with its final frame).
+// - Every answer carries `system_fingerprint: 'fp_fake'`.
+// - `finishReason`: the finish_reason every choice reports instead of its own.
+//
 // The folder: types.ts (these public shapes), server.ts (the shared node:http core),
 // replies.ts (answer contents both protocols share), openai.ts and ollama.ts (each
 // protocol's routes).

@@ -2,7 +2,8 @@
 // chat completions (plain and streamed as server-sent events), embeddings, and
 // OpenAI-shaped errors.
 import { beforeHeaders, die, endApart, pause, sendJson, write, type Exchange } from './server.js';
-import { embeddingOf, inputsOf, modelsOf, promptTokens, replyTokens, wordCount } from './replies.js';
+import { embeddingOf, inputsOf, modelsOf, promptTokens, replyText, replyTokens, schemaSample, tokenLogprob, wordCount } from './replies.js';
+import type { FakeBehaviour } from './types.js';
 
 let openaiIds = 0;
 
@@ -52,17 +53,35 @@ async function openaiChat(x: Exchange): Promise<void> {
     return openaiError(x, 400, "'messages' is a required property", 'invalid_request_error');
   }
   if (!modelsOf(b).includes(body.model)) return openaiNoModel(x);
-  const { tokens, finishReason } = replyTokens(b, body.messages, body.max_tokens ?? body.max_completion_tokens);
+  const plan = answerPlan(b, body);
+  const n = Number.isInteger(body.n) && body.n > 1 ? body.n : 1;
+  const limit = body.max_tokens ?? body.max_completion_tokens;
+  const choices: Choice[] = Array.from({ length: n }, (_, i) => {
+    if (plan.calls) {
+      const calls = plan.calls.map((c) => ({ id: `call_fake_${++callIds}`, name: c.name, arguments: c.arguments }));
+      return { tokens: [], finishReason: b.finishReason ?? 'tool_calls', calls };
+    }
+    // Choice 0 is the answer as ever; choice i > 0 says which it is.
+    const text = i === 0 ? plan.text : `${plan.text ?? replyText(b, body.messages)} (${i})`;
+    const { tokens, finishReason } = replyTokens(b, body.messages, limit, text);
+    return { tokens, finishReason: b.finishReason ?? finishReason };
+  });
+  const tokens = choices[0]!.tokens;
+  const top = body.logprobs === true ? (Number.isInteger(body.top_logprobs) ? body.top_logprobs : 0) : undefined;
   const id = `chatcmpl-fake-${++openaiIds}`;
   const created = Math.floor(Date.now() / 1000);
+  const generated = choices.reduce(
+    (sum, c) => sum + c.tokens.length + (c.calls ?? []).reduce((k, call) => k + wordCount(`${call.name} ${call.arguments}`), 0),
+    0,
+  );
   const usage =
     b.usage ??
     (b.noUsage
       ? undefined
       : {
           prompt_tokens: promptTokens(body.messages),
-          completion_tokens: tokens.length,
-          total_tokens: promptTokens(body.messages) + tokens.length,
+          completion_tokens: generated,
+          total_tokens: promptTokens(body.messages) + generated,
         });
 
   if (body.stream !== true) {
@@ -72,30 +91,110 @@ async function openaiChat(x: Exchange): Promise<void> {
       object: 'chat.completion',
       created,
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: tokens.join('') }, logprobs: null, finish_reason: finishReason }],
+      system_fingerprint: FINGERPRINT,
+      choices: choices.map((c, index) => ({
+        index,
+        message: c.calls
+          ? {
+              role: 'assistant',
+              content: null,
+              tool_calls: c.calls.map((call) => ({
+                id: call.id,
+                type: 'function',
+                function: { name: call.name, arguments: call.arguments },
+              })),
+            }
+          : { role: 'assistant', content: c.tokens.join('') },
+        logprobs: top !== undefined && !c.calls ? { content: c.tokens.map((t, i) => tokenLogprob(t, i, top)), refusal: null } : null,
+        finish_reason: c.finishReason,
+      })),
       ...(usage ? { usage } : {}),
     });
   }
 
   const includeUsage = body.stream_options?.include_usage === true && usage !== undefined;
   // Like OpenAI: with include_usage every chunk carries `usage: null` until the usage-only chunk.
-  const head = `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(body.model)},`;
+  const head = `{"id":"${id}","object":"chat.completion.chunk","created":${created},"model":${JSON.stringify(body.model)},"system_fingerprint":"${FINGERPRINT}",`;
   const tail = includeUsage ? ',"usage":null}' : '}';
-  const frame = (delta: object, finish: string | null) =>
-    `data: ${head}"choices":[{"index":0,"delta":${JSON.stringify(delta)},"logprobs":null,"finish_reason":${finish === null ? 'null' : `"${finish}"`}}]${tail}\n\n`;
+  const frame = (delta: object, finish: string | null, index = 0, logprobs: object | null = null) =>
+    `data: ${head}"choices":[{"index":${index},"delta":${JSON.stringify(delta)},"logprobs":${JSON.stringify(logprobs)},"finish_reason":${finish === null ? 'null' : JSON.stringify(finish)}}]${tail}\n\n`;
 
   x.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   x.res.flushHeaders();
   if (!(await pause(x, b.silentMs))) return;
-  if (!(await write(x, frame({ role: 'assistant', content: '' }, null)))) return;
-  for (let i = 0; i < tokens.length; i++) {
-    if (i > 0 && !(await pause(x, b.tokenDelayMs))) return;
-    if (!(await write(x, frame({ content: tokens[i] }, null)))) return;
-    if (b.dieAfterTokens !== undefined && i + 1 >= b.dieAfterTokens) return die(x);
+  for (let i = 0; i < n; i++) {
+    const delta = choices[i]!.calls ? { role: 'assistant', content: null } : { role: 'assistant', content: '' };
+    if (!(await write(x, frame(delta, null, i)))) return;
   }
-  if (tokens.length === 0 && b.dieAfterTokens === 0) return die(x);
-  if (!(await write(x, frame({}, finishReason)))) return;
+  // With n > 1 the choices' tokens interleave, one chunk per choice, as OpenAI sends them.
+  const longest = Math.max(...choices.map((c) => c.tokens.length));
+  let written = 0;
+  for (let t = 0; t < longest; t++) {
+    for (let i = 0; i < n; i++) {
+      const token = choices[i]!.tokens[t];
+      if (token === undefined) continue;
+      if (written > 0 && !(await pause(x, b.tokenDelayMs))) return;
+      const logprobs = top === undefined ? null : { content: [tokenLogprob(token, t, top)], refusal: null };
+      if (!(await write(x, frame({ content: token }, null, i, logprobs)))) return;
+      written++;
+      if (b.dieAfterTokens !== undefined && written >= b.dieAfterTokens) return die(x);
+    }
+  }
+  if (written === 0 && b.dieAfterTokens === 0) return die(x);
+  for (let i = 0; i < n; i++) {
+    const calls = choices[i]!.calls ?? [];
+    for (let k = 0; k < calls.length; k++) {
+      const call = calls[k]!;
+      const first = { index: k, id: call.id, type: 'function', function: { name: call.name, arguments: '' } };
+      if (!(await write(x, frame({ tool_calls: [first] }, null, i)))) return;
+      // The arguments in two pieces, as a model writes them token by token.
+      const cut = Math.ceil(call.arguments.length / 2);
+      for (const piece of [call.arguments.slice(0, cut), call.arguments.slice(cut)]) {
+        if (piece === '') continue;
+        if (!(await pause(x, b.tokenDelayMs))) return;
+        if (!(await write(x, frame({ tool_calls: [{ index: k, function: { arguments: piece } }] }, null, i)))) return;
+      }
+    }
+  }
+  for (let i = 0; i < n; i++) if (!(await write(x, frame({}, choices[i]!.finishReason, i)))) return;
   if (includeUsage && !(await write(x, `data: ${head}"choices":[],"usage":${JSON.stringify(usage)}}\n\n`))) return;
   if (!(await write(x, 'data: [DONE]\n\n'))) return;
   await endApart(x);
+}
+
+const FINGERPRINT = 'fp_fake';
+let callIds = 0;
+
+interface Choice {
+  tokens: string[];
+  finishReason: string;
+  calls?: { id: string; name: string; arguments: string }[];
+}
+
+/**
+ * What the request makes the fake answer instead of its default text: the result of
+ * a tool call, the calls the `toolCalls` knob (or a tool_choice naming a function)
+ * asks for, or JSON shaped by `response_format`.
+ */
+function answerPlan(b: FakeBehaviour, body: any): { calls?: { name: string; arguments: string }[]; text?: string } {
+  const last = body.messages.at(-1);
+  if (last?.role === 'tool') return { text: `Fake answer to tool result: ${contentText(last.content)}` };
+  if (Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
+    if (b.toolCalls) return { calls: b.toolCalls };
+    const named = body.tool_choice?.function?.name;
+    if (typeof named === 'string') return { calls: [{ name: named, arguments: '{}' }] };
+  }
+  const format = body.response_format;
+  if (format?.type === 'json_schema') return { text: JSON.stringify(schemaSample(format.json_schema?.schema)) };
+  if (format?.type === 'json_object') return { text: JSON.stringify({ answer: replyText(b, body.messages) }) };
+  return {};
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .filter((p: any) => p?.type === 'text' && typeof p.text === 'string')
+    .map((p: any) => p.text)
+    .join('\n');
 }

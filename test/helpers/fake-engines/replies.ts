@@ -20,16 +20,22 @@ export function promptTokens(messages: unknown): number {
   return messages.reduce((sum: number, m: any) => sum + (typeof m?.content === 'string' ? wordCount(m.content) : 0), 0);
 }
 
-/** The answer as tokens: each word with its leading whitespace; `repeat` copies joined by a space. */
+/** The default answer: the knob's reply, or an echo of the last user message. */
+export function replyText(b: FakeBehaviour, messages: unknown): string {
+  const lastUser = Array.isArray(messages) ? [...messages].reverse().find((m: any) => m?.role === 'user') : undefined;
+  return (
+    b.reply ?? `Fake answer to: ${typeof lastUser?.content === 'string' && lastUser.content.trim() ? lastUser.content.trim() : '(nothing)'}`
+  );
+}
+
+/** The answer as tokens: each word with its leading whitespace; `repeat` copies joined by a space. `text` replaces the default answer. */
 export function replyTokens(
   b: FakeBehaviour,
   messages: unknown,
   limit: number | undefined,
+  text?: string,
 ): { tokens: string[]; finishReason: 'stop' | 'length' } {
-  const lastUser = Array.isArray(messages) ? [...messages].reverse().find((m: any) => m?.role === 'user') : undefined;
-  const reply =
-    b.reply ??
-    `Fake answer to: ${typeof lastUser?.content === 'string' && lastUser.content.trim() ? lastUser.content.trim() : '(nothing)'}`;
+  const reply = text ?? replyText(b, messages);
   const once = reply.match(/\s*\S+/g) ?? [];
   const repeat = Math.max(1, b.repeat ?? 1);
   const total = once.length * repeat;
@@ -54,4 +60,38 @@ export function inputsOf(input: unknown): string[] | undefined {
   if (typeof input === 'string') return [input];
   if (Array.isArray(input) && input.every((s) => typeof s === 'string')) return input as string[];
   return undefined;
+}
+
+/**
+ * A value a JSON schema accepts, built the simplest way: an object of its required
+ * properties, the first enum value, "fake" for strings, 1 for numbers, true for booleans.
+ */
+export function schemaSample(schema: any, depth = 0): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > 16) return null;
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'string') return 'fake';
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  if (type === 'null') return null;
+  if (type === 'array') return [];
+  if (type === 'object' || typeof schema.properties === 'object') {
+    const value: Record<string, unknown> = {};
+    const required: unknown[] = Array.isArray(schema.required) ? schema.required : [];
+    for (const name of required) if (typeof name === 'string') value[name] = schemaSample(schema.properties?.[name], depth + 1);
+    return value;
+  }
+  return null;
+}
+
+/** OpenAI's logprobs entry of one token, with `top` alternatives (the token itself first). */
+export function tokenLogprob(token: string, position: number, top: number): object {
+  const bytes = (text: string) => [...Buffer.from(text, 'utf8')];
+  const logprob = -0.01 * (position + 1);
+  const alternatives = Array.from({ length: top }, (_, k) => {
+    const alt = k === 0 ? token : `${token.trim()}_${k}`;
+    return { token: alt, logprob: logprob - k, bytes: bytes(alt) };
+  });
+  return { token, logprob, bytes: bytes(token), top_logprobs: alternatives };
 }

@@ -16,6 +16,14 @@ export interface FakeBehaviour {
   usage?: unknown;
   repeat?: number;
   pullFrames?: object[];
+  /**
+   * (openai) The functions to call when a request has `tools` and its last message is
+   * not a `tool` result: answered as calls `call_fake_<n>` with content null and
+   * finish_reason 'tool_calls' (streamed as OpenAI streams them).
+   */
+  toolCalls?: { name: string; arguments: string }[];
+  /** (openai) The finish_reason every answer reports instead of its own ('content_filter', or garbage). */
+  finishReason?: string;
 }
 
 export interface FakeRequest {

@@ -1,7 +1,8 @@
 // One chat/completions request as both answer paths (JSON and event stream) see it:
 // who asked, what was asked (defaults applied), and how its usage is recorded.
 import type { FastifyReply } from 'fastify';
-import type { ChatMessage, ChatRequest } from '../../../engines/types.js';
+import type { ChatOptionName } from '../../../engines/chat-fields.js';
+import type { ChatMessage, ChatOptions, ChatRequest } from '../../../engines/types.js';
 import { AppError, shuttingDown } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { ModelRouter } from '../router/types.js';
@@ -11,7 +12,8 @@ import type { UsageRecorder } from '../usage/recorder.js';
 import { countPromptTokens, type TokenUsage } from '../tokens/count.js';
 import { toHttpFailure } from './engine-failures.js';
 import { ground, UNGROUNDED, wantsGrounding, type Grounding, type GroundingDeps } from '../grounding/ground.js';
-import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, type ChatCompletionBody } from './schemas.js';
+import { checkChatBody } from './body-rules.js';
+import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, type ChatBodyMessage, type ChatCompletionBody } from './schemas.js';
 
 export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable' | 'interrupted';
 
@@ -34,6 +36,8 @@ export class ChatCall {
   grounding: Grounding = UNGROUNDED;
   readonly maxTokens: number;
   readonly temperature: number;
+  /** What else the client asked of the generation (absent: nothing), under OpenAI's names. */
+  readonly options: ChatOptions | undefined;
 
   constructor(
     readonly deps: ChatDeps,
@@ -41,10 +45,12 @@ export class ChatCall {
     readonly correlationId: string,
     readonly body: ChatCompletionBody,
   ) {
-    // Only role and content go on: extra message fields a client sent are not ours to forward.
-    this.messages = body.messages.map((m) => ({ role: m.role, content: m.content }));
-    this.maxTokens = body.max_tokens ?? DEFAULT_MAX_TOKENS;
+    // What the schema cannot say (a 400 naming the field), before any work is done.
+    checkChatBody(body);
+    this.messages = body.messages.map(engineMessage);
+    this.maxTokens = body.max_tokens ?? body.max_completion_tokens ?? DEFAULT_MAX_TOKENS;
     this.temperature = body.temperature ?? DEFAULT_TEMPERATURE;
+    this.options = optionsOf(body);
   }
 
   /** Whether the request has a grounding field: only then is ground() called (no await on the ungrounded path). */
@@ -67,7 +73,8 @@ export class ChatCall {
   }
 
   engineRequest(model: string, signal: AbortSignal): ChatRequest {
-    return { model, messages: this.messages, maxTokens: this.maxTokens, temperature: this.temperature, signal };
+    const { messages, maxTokens, temperature, options } = this;
+    return options ? { model, messages, maxTokens, temperature, options, signal } : { model, messages, maxTokens, temperature, signal };
   }
 
   /** Queues the usage record (a batched insert later, never a write on the request path). */
@@ -115,4 +122,53 @@ export const NO_TOKENS: TokenUsage = { promptTokens: 0, completionTokens: 0 };
 
 export function failureStatus(failure: unknown): UsageStatus {
   return failure instanceof AppError && failure.status === 503 ? 'unavailable' : 'engine_error';
+}
+
+/**
+ * A client's message as the engine gets it: the fields OpenAI defines, picked one by
+ * one (anything else a client sent in a message is not ours to forward). Content
+ * parts and tool calls are the client's own arrays, validated, not copied.
+ */
+function engineMessage(m: ChatBodyMessage): ChatMessage {
+  const message: ChatMessage = { role: m.role, content: (m.content ?? null) as ChatMessage['content'] };
+  if (m.name !== undefined) message.name = m.name;
+  if (m.tool_calls !== undefined && m.tool_calls.length > 0) message.tool_calls = m.tool_calls;
+  if (m.tool_call_id !== undefined) message.tool_call_id = m.tool_call_id;
+  return message;
+}
+
+/** Every generation option a client may send, by its wire name (the `satisfies` keeps the list and ChatOptions in step). */
+const OPTION_NAMES = [
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'response_format',
+  'stop',
+  'top_p',
+  'seed',
+  'n',
+  'user',
+  'presence_penalty',
+  'frequency_penalty',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'metadata',
+] as const satisfies readonly ChatOptionName[];
+type Missing = Exclude<ChatOptionName, (typeof OPTION_NAMES)[number]>;
+const _everyOptionListed: Missing extends never ? true : Missing = true;
+void _everyOptionListed;
+
+/** The options the client sent, as sent (only those present; values referenced, not copied); undefined when none. */
+function optionsOf(body: ChatCompletionBody): ChatOptions | undefined {
+  let options: Record<string, unknown> | undefined;
+  for (const name of OPTION_NAMES) {
+    const value = body[name];
+    if (value === undefined) continue;
+    options ??= {};
+    options[name] = value;
+  }
+  // One stop sequence or several: engines get the list.
+  if (typeof body.stop === 'string') options!.stop = [body.stop];
+  return options as ChatOptions | undefined;
 }

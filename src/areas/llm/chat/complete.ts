@@ -1,7 +1,7 @@
 // chat/completions without `stream`: one JSON answer (spec 2.6). The engine call
 // is cancelled when the client goes away while the model is still generating.
 import type { FastifyReply } from 'fastify';
-import { completeUsage } from '../tokens/count.js';
+import { completeUsage, generatedText } from '../tokens/count.js';
 import type { ChatCall } from './call.js';
 import { completionBody, newCompletion } from './frames.js';
 import type { ChatCompletion } from './schemas.js';
@@ -15,14 +15,14 @@ export async function completeJson(call: ChatCall, model: string, reply: Fastify
       lease.engine.chat(call.engineRequest(model, client.signal)),
     );
     lease.release('ok');
-    const usage = await completeUsage(result.usage, call.messages, result.content);
+    const usage = await completeUsage(result.usage, call.messages, generatedText(result));
     if (client.gone()) {
       call.record(model, lease.node.id, 'client_closed', usage);
       reply.hijack();
       return undefined;
     }
     call.record(model, lease.node.id, 'ok', usage);
-    return completionBody(newCompletion(model), result.content, result.finishReason, usage, call.grounding);
+    return completionBody(newCompletion(model), result, usage, call.grounding, call.options?.logprobs === true);
   } catch (error) {
     await call.failedBeforeAnswer(model, error, client, reply);
     return undefined;

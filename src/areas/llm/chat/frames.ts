@@ -1,7 +1,7 @@
 // What chat/completions sends: the JSON answer (spec 2.6) and the event-stream
 // frames (spec 6.1), built in one place so both paths agree on every field.
 import { randomUUID } from 'node:crypto';
-import type { FinishReason } from '../../../engines/types.js';
+import type { ChatResult, ChoiceResult, FinishReason } from '../../../engines/types.js';
 import type { TokenUsage } from '../tokens/count.js';
 import type { Grounding } from '../grounding/ground.js';
 import type { ChatCompletion } from './schemas.js';
@@ -26,24 +26,44 @@ const usageOf = (usage: TokenUsage) => ({
   total_tokens: usage.promptTokens + usage.completionTokens,
 });
 
+/**
+ * The JSON answer: every choice the engine generated, each with its tool calls (content
+ * null when the model only called tools, as OpenAI answers), its logprobs when the
+ * request asked for them, and its finish reason as the engine reported it.
+ */
 export function completionBody(
   c: Completion,
-  content: string,
-  finishReason: FinishReason,
+  result: ChatResult,
   usage: TokenUsage,
   grounding: Grounding,
+  logprobs = false,
 ): ChatCompletion {
-  return {
+  const choices = [choiceOf(0, result, logprobs)];
+  const more = result.moreChoices;
+  if (more) for (let i = 0; i < more.length; i++) choices.push(choiceOf(i + 1, more[i]!, logprobs));
+  const body: ChatCompletion = {
     id: c.id,
     object: 'chat.completion',
     created: c.created,
     model: c.model,
-    choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finishReason }],
+    choices,
     usage: usageOf(usage),
     rag_snippets: grounding.snippets,
     rag_active: grounding.active,
     rag_status: grounding.status,
   };
+  if (result.systemFingerprint !== undefined) body.system_fingerprint = result.systemFingerprint;
+  return body;
+}
+
+function choiceOf(index: number, r: ChoiceResult, logprobs: boolean): ChatCompletion['choices'][number] {
+  const message: ChatCompletion['choices'][number]['message'] =
+    r.toolCalls && r.toolCalls.length > 0
+      ? { role: 'assistant', content: r.content === '' ? null : r.content, tool_calls: r.toolCalls }
+      : { role: 'assistant', content: r.content };
+  return logprobs
+    ? { index, message, logprobs: r.logprobs ?? null, finish_reason: r.finishReason }
+    : { index, message, finish_reason: r.finishReason };
 }
 
 const metadataFields = (g: Grounding) => ({
@@ -73,32 +93,56 @@ export function metadataFrame(withChoices: boolean, grounding: Grounding, extra?
 /**
  * Frames 2..n: generated text, as JSON text. Sent once per token, so the parts that
  * never change within a stream are serialized once; the first frame carries the role.
+ * Plain text of the first choice (json) is the path every token of most streams takes;
+ * the rest (other choices, logprobs, tool-call pieces) is built per frame (other).
  */
 export class DeltaFrames {
   private readonly head: string;
 
-  constructor(c: Completion) {
+  constructor(private readonly c: Completion) {
     this.head = `{"id":${JSON.stringify(c.id)},"object":"chat.completion.chunk","created":${c.created},"model":${JSON.stringify(c.model)},"choices":[{"index":0,"delta":{`;
   }
 
   json(content: string, first: boolean): string {
     return `${this.head}${first ? '"role":"assistant",' : ''}"content":${JSON.stringify(content)}},"finish_reason":null}]}`;
   }
+
+  /** A frame of choice `index` with any delta; `logprobs` (OpenAI's object for the piece) when the engine gave them. */
+  other(index: number, delta: object, logprobs?: unknown): string {
+    const { id, created, model } = this.c;
+    const choice = logprobs === undefined ? { index, delta, finish_reason: null } : { index, delta, logprobs, finish_reason: null };
+    return JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [choice] });
+  }
+
+  /**
+   * A tool call's piece, framed as OpenAI frames it: the first piece of a call has its
+   * id, type and name (and the choice's role when nothing of it went before), later
+   * pieces only add to the arguments.
+   */
+  toolCall(index: number, firstOfChoice: boolean, call: { index: number; id?: string; name?: string; arguments: string }): string {
+    const piece =
+      call.id !== undefined || call.name !== undefined
+        ? { index: call.index, id: call.id ?? '', type: 'function', function: { name: call.name ?? '', arguments: call.arguments } }
+        : { index: call.index, function: { arguments: call.arguments } };
+    return this.other(index, firstOfChoice ? { role: 'assistant', content: null, tool_calls: [piece] } : { tool_calls: [piece] });
+  }
 }
 
 /**
- * Frame n+1: empty content with the finish reason. `stop` normally; `length` when the
- * engine stopped at max_tokens, as OpenAI reports it. It carries the role too when
- * the engine produced no text at all, so every stream names its role once.
+ * Frame n+1 (one per choice): empty content with the finish reason as the engine
+ * reported it (`stop`, `length`, `tool_calls`, `content_filter`). It carries the role
+ * too when the choice produced nothing at all, so every choice names its role once,
+ * and the engine's system_fingerprint when it gave one.
  */
-export function finalFrame(c: Completion, finishReason: FinishReason, first: boolean) {
-  return {
+export function finalFrame(c: Completion, finishReason: FinishReason, first: boolean, index = 0, systemFingerprint?: string) {
+  const frame = {
     id: c.id,
     object: 'chat.completion.chunk',
     created: c.created,
     model: c.model,
-    choices: [{ index: 0, delta: first ? { role: 'assistant', content: '' } : { content: '' }, finish_reason: finishReason }],
+    choices: [{ index, delta: first ? { role: 'assistant', content: '' } : { content: '' }, finish_reason: finishReason }],
   };
+  return systemFingerprint === undefined ? frame : { ...frame, system_fingerprint: systemFingerprint };
 }
 
 /** Sent before [DONE] only when the request asked with stream_options.include_usage (OpenAI's convention). */

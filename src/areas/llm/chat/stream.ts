@@ -14,7 +14,7 @@ import { DONE, frameOf, SseWriter } from '../sse/writer.js';
 import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
-import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame } from './frames.js';
+import { DeltaFrames, errorFrame, finalFrame, metadataFrame, newCompletion, usageFrame, type Completion } from './frames.js';
 
 export async function completeStream(call: ChatCall, model: string, reply: FastifyReply, metadataChoices: boolean): Promise<void> {
   const client = call.deps.calls.watch(reply.raw);
@@ -52,6 +52,8 @@ async function relay(
   const reader = new AbortableReader(batches[Symbol.asyncIterator](), client.signal);
   const text = new StreamedText();
   let first = true;
+  // Choices other than the first that have sent a frame (n > 1).
+  const begun = new Set<number>();
   let end: Extract<ChatChunk, { type: 'end' }> | undefined;
   let failure: unknown;
   try {
@@ -66,16 +68,34 @@ async function relay(
       // A batch is written at once; the socket's backpressure is waited on once per batch.
       let written: Promise<void> | undefined;
       for (const chunk of next.value) {
+        if (chunk.type === 'delta' && chunk.choice === undefined && chunk.logprobs === undefined) {
+          // Plain text of the only choice: what nearly every frame is, from a pre-serialised head.
+          const { content } = chunk;
+          if (content === '') continue;
+          text.add(content);
+          written = sse.sendJson(deltas.json(content, first));
+          first = false;
+          continue;
+        }
         if (chunk.type === 'end') {
           end = chunk;
           break;
         }
-        if (chunk.type !== 'delta') continue;
-        const { content } = chunk;
-        if (content === '') continue;
-        text.add(content);
-        written = sse.sendJson(deltas.json(content, first));
-        first = false;
+        // Another choice's text, logprobs, or a tool call's piece: each choice names its role on its first frame.
+        const index = chunk.choice ?? 0;
+        const firstOfChoice = index === 0 ? first : !begun.has(index);
+        if (chunk.type === 'delta') {
+          if (chunk.content === '' && chunk.logprobs === undefined) continue;
+          text.add(chunk.content);
+          const delta = firstOfChoice ? { role: 'assistant', content: chunk.content } : { content: chunk.content };
+          written = sse.sendJson(deltas.other(index, delta, chunk.logprobs));
+        } else {
+          // Usage counts a call's name and arguments as generated text when the engine reports none.
+          text.add(chunk.name === undefined ? chunk.arguments : `${chunk.name} ${chunk.arguments}`);
+          written = sse.sendJson(deltas.toolCall(index, firstOfChoice, chunk));
+        }
+        if (index === 0) first = false;
+        else begun.add(index);
       }
       if (written) await written;
       if (end) break;
@@ -106,9 +126,20 @@ async function relay(
   }
   const usage = await completeUsage(end.usage, call.messages, text);
   const usageAsked = call.body.stream_options?.include_usage === true;
-  sse.end(frameOf(finalFrame(completion, end.finishReason, first)) + (usageAsked ? frameOf(usageFrame(completion, usage)) : '') + DONE);
+  sse.end(finalFrames(completion, end, first, begun) + (usageAsked ? frameOf(usageFrame(completion, usage)) : '') + DONE);
   lease.release('ok');
   call.record(model, lease.node.id, client.gone() ? 'client_closed' : 'ok', usage);
+}
+
+/** The final frame of every choice (one with n = 1), each with its finish reason as the engine reported it. */
+function finalFrames(completion: Completion, end: Extract<ChatChunk, { type: 'end' }>, first: boolean, begun: Set<number>): string {
+  const fingerprint = end.systemFingerprint;
+  const reasons = end.finishReasons;
+  let choices = reasons && reasons.length > 1 ? reasons.length : 1;
+  for (const index of begun) if (index >= choices) choices = index + 1;
+  let frames = frameOf(finalFrame(completion, end.finishReason, first, 0, fingerprint));
+  for (let i = 1; i < choices; i++) frames += frameOf(finalFrame(completion, reasons?.[i] ?? 'stop', !begun.has(i), i, fingerprint));
+  return frames;
 }
 
 const SHUTDOWN_MESSAGE = 'The server is shutting down; the answer is incomplete. Retry the request.';

@@ -12,7 +12,7 @@
 // before a space where there is one, so ordinary text counts exactly as a whole),
 // yielding to the event loop between batches: a huge prompt costs CPU, never a
 // stall of every other request.
-import { textOf, type ChatMessage, type EngineUsage } from '../../../engines/types.js';
+import { textOf, type ChatMessage, type ChatResult, type EngineUsage, type ToolCall } from '../../../engines/types.js';
 
 type Encoding = typeof import('gpt-tokenizer/encoding/o200k_base');
 
@@ -67,9 +67,33 @@ function segmentEnd(text: string, start: number): number {
 
 export async function countPromptTokens(messages: readonly ChatMessage[]): Promise<number> {
   let total = REPLY_PRIMING;
-  for (const message of messages)
+  for (const message of messages) {
     total += PER_MESSAGE + (await countTextTokens(message.role)) + (await countTextTokens(textOf(message.content)));
+    // An assistant turn that called tools: the calls were its text.
+    if (message.tool_calls) total += await countTextTokens(callsText(message.tool_calls));
+  }
   return total;
+}
+
+/** Tool calls as the text they cost: each call's name and arguments. */
+function callsText(calls: readonly ToolCall[]): string {
+  let text = '';
+  for (const call of calls) text += `${text === '' ? '' : '\n'}${call.function.name} ${call.function.arguments}`;
+  return text;
+}
+
+/**
+ * What a JSON answer generated, as text to count when the engine reports no usage:
+ * every choice's text and the tool calls it made (name and arguments).
+ */
+export function generatedText(result: ChatResult): string {
+  if (result.toolCalls === undefined && result.moreChoices === undefined) return result.content;
+  const parts: string[] = [];
+  for (const choice of [result, ...(result.moreChoices ?? [])]) {
+    if (choice.content !== '') parts.push(choice.content);
+    if (choice.toolCalls && choice.toolCalls.length > 0) parts.push(callsText(choice.toolCalls));
+  }
+  return parts.join('\n');
 }
 
 export interface TokenUsage {
