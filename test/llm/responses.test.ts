@@ -185,8 +185,13 @@ describe('responses API with the official openai SDK', () => {
     // Unknown, malformed: OpenAI's 404 wording.
     await assert.rejects(
       client.responses.create({ model: 'resp-model', input: 'x', previous_response_id: 'resp_nothing' }),
-      (error: unknown) => error instanceof OpenAI.NotFoundError && /Previous response with id 'resp_nothing' not found/.test(error.message),
+      OpenAI.NotFoundError,
     );
+    const raw = await gw.request('POST', '/api/llm/v1/responses', {
+      apiKey: world.a.key.key,
+      json: { model: 'resp-model', input: 'x', previous_response_id: 'resp_nothing' },
+    });
+    assert.equal(raw.body.detail, "Previous response with id 'resp_nothing' not found.");
   });
 
   it('store: false answers, keeps nothing retrievable, and can still continue a stored response', async () => {
