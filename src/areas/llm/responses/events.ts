@@ -11,7 +11,7 @@
 //   then response.completed, response.incomplete or response.failed (with the response).
 import type { ToolCall } from '../../../engines/types.js';
 import type { ItemRow } from '../history/repository.js';
-import { callItem, callItemId, messageItem, outputText } from './objects.js';
+import { callItem, callItemId, messageItem, outputText, snippetsOf } from './objects.js';
 import type { ResponseObject } from './schemas.js';
 
 type Frame = Record<string, unknown>;
@@ -75,10 +75,11 @@ export class ResponseEvents {
     if (this.message) {
       const at = this.at(this.message.index);
       out += this.frame('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] });
-      out += this.frame('response.content_part.done', { ...at, content_index: 0, part: outputText(text) });
+      const snippets = snippetsOf(item);
+      out += this.frame('response.content_part.done', { ...at, content_index: 0, part: outputText(text, snippets) });
       out += this.frame('response.output_item.done', {
         output_index: this.message.index,
-        item: messageItem(this.messageId, text, status),
+        item: messageItem(this.messageId, text, status, snippets),
       });
     }
     calls.forEach((call, i) => {

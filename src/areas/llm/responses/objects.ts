@@ -4,7 +4,8 @@
 import type { ContentPart, ToolCall } from '../../../engines/types.js';
 import type { Grounding } from '../grounding/ground.js';
 import type { ItemRow } from '../history/repository.js';
-import { seconds } from '../threads/objects.js';
+import type { Snippet } from '../../grounding.js';
+import { citationsIn, seconds } from '../threads/objects.js';
 import type { ResponseRow } from './repository.js';
 import type { InputItem, OutputItem, ResponseObject } from './schemas.js';
 
@@ -13,11 +14,39 @@ type Status = 'in_progress' | 'completed' | 'incomplete';
 /** A function call's item id: derived from the output item and the call's index, so that it reads the same every time. */
 export const callItemId = (itemId: string, index: number) => `fc_${itemId.slice(itemId.indexOf('_') + 1)}_${index}`;
 
-export function messageItem(id: string, text: string, status: Status): Extract<OutputItem, { type: 'message' }> {
-  return { id, type: 'message', role: 'assistant', status, content: [outputText(text)] };
+export function messageItem(
+  id: string,
+  text: string,
+  status: Status,
+  snippets?: Snippet[] | null,
+): Extract<OutputItem, { type: 'message' }> {
+  return { id, type: 'message', role: 'assistant', status, content: [outputText(text, snippets)] };
 }
 
-export const outputText = (text: string) => ({ type: 'output_text' as const, text, annotations: [], logprobs: [] });
+export const outputText = (text: string, snippets?: Snippet[] | null) => ({
+  type: 'output_text' as const,
+  text,
+  annotations: annotationsOf(text, snippets),
+  logprobs: [],
+});
+
+/**
+ * A grounded answer's `[n]` markers as OpenAI's file_citation annotations: the cited
+ * document (file_id, filename) and where the marker is in the text (index).
+ */
+function annotationsOf(text: string, snippets: Snippet[] | null | undefined) {
+  if (!snippets?.length) return [];
+  return citationsIn(text, snippets).map((c) => ({
+    type: 'file_citation' as const,
+    file_id: c.file_citation.file_id,
+    filename: snippets.find((s) => s.documentId === c.file_citation.file_id)?.documentName ?? '',
+    index: c.start_index,
+  }));
+}
+
+/** What grounding gave an answer, as stored with its item. */
+export const snippetsOf = (item: ItemRow | undefined): Snippet[] | null =>
+  (item?.grounding as Grounding | null | undefined)?.snippets ?? null;
 
 export function callItem(itemId: string, index: number, call: ToolCall, status: Status): Extract<OutputItem, { type: 'function_call' }> {
   return {
@@ -35,7 +64,7 @@ export function outputOf(item: ItemRow | undefined): OutputItem[] {
   if (!item) return [];
   const calls = item.payload?.tool_calls ?? [];
   const output: OutputItem[] = [];
-  if (item.content !== '' || calls.length === 0) output.push(messageItem(item.id, item.content, item.status));
+  if (item.content !== '' || calls.length === 0) output.push(messageItem(item.id, item.content, item.status, snippetsOf(item)));
   const status = item.status === 'in_progress' ? 'in_progress' : 'completed';
   for (const [i, call] of calls.entries()) output.push(callItem(item.id, i, call, status));
   return output;
