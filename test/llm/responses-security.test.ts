@@ -108,6 +108,16 @@ describe('responses API security', () => {
       kept.body.messages.data.map((m: { content: string }) => m.content),
       ['chat question', 'Fake answer to: chat question', 'follow-up', 'Fake answer to: follow-up'],
     );
+    // Tools after a response in the chat branch off: the chat keeps text turns only.
+    const branched = await call({ token: world.a.member.token }, 'POST', '/responses', {
+      model: 'sec-model',
+      input: 'with tools',
+      previous_response_id: res.body.id,
+      tools: [{ type: 'function', name: 'lookup' }],
+    });
+    assert.equal(branched.status, 200, branched.text);
+    const still = await call({ token: world.a.member.token }, 'GET', `/conversations/${conversationId}`);
+    assert.equal(still.body.messages.data.length, 4);
     for (const credential of [{ apiKey: world.a.key.key }, { token: world.a.admin.token }, { token: world.b.admin.token }]) {
       const refused = await call(credential, 'POST', '/responses', { model: 'sec-model', input: 'x', conversation: conversationId });
       assert.equal(refused.status, 404, refused.text);

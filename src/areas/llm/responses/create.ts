@@ -8,8 +8,9 @@
 // Which conversation:
 // - `previous_response_id`: that response's conversation, continued in place when the
 //   response is its newest turn and nothing is generating there; otherwise (a second
-//   answer to the same response, or one still generating next to it) a branch: a new
-//   conversation starting with a copy of the items up to that response's output;
+//   answer to the same response, or one still generating next to it, or tools or
+//   images after a response in a persisted chat) a branch: a new conversation
+//   starting with a copy of the items up to that response's output;
 // - `conversation`: the caller's persisted chat conversation (conv_…, a person's own:
 //   API keys have none), continued in place; text messages only, no tools;
 // - neither: a new conversation of its own.
@@ -99,7 +100,8 @@ export async function prepareResponse(
   };
   const owner = ownerOf(principal);
   const stored = await deps.db.tx(async (q) => {
-    const conversation = await conversationFor(q, principal.tenantId, owner, { previousId, conversationId, ephemeral });
+    const richer = options.tools.length > 0 || drafts.some((d) => d.payload || d.role === 'developer');
+    const conversation = await conversationFor(q, principal.tenantId, owner, { previousId, conversationId, ephemeral, richer });
     const runId = newId('response');
     if (!(await conversationRepository.claimActiveRun(q, conversation.id, runId)))
       throw validation('conversation', `another response is being generated in conversation ${conversation.id}: wait for it to finish`);
@@ -141,6 +143,8 @@ interface Continuing {
   previousId: string | undefined;
   conversationId: string | undefined;
   ephemeral: boolean;
+  /** Tools, function call items, images or developer messages: more than a persisted chat holds. */
+  richer: boolean;
 }
 
 /** The conversation the response is generated in (locked), per the rules at the top. */
@@ -156,8 +160,10 @@ async function conversationFor(q: Queryable, tenantId: string, owner: string, as
       (await conversationRepository.lock(q, tenantId, owner, 'chat', previous.conversation_id));
     const output = previous.message_id ? await itemRepository.byId(q, previous.message_id) : undefined;
     if (!conversation || !output) throw previousNotFound(asked.previousId);
+    // A persisted chat (a response made with `conversation`) takes text turns only: anything richer branches off.
     const inPlace =
       !asked.ephemeral &&
+      !(asked.richer && conversation.surface === 'chat') &&
       conversation.active_run_id === null &&
       !(await responseRepository.hasItemsAfter(q, conversation.id, output.position));
     if (inPlace) return conversation;
