@@ -10,6 +10,10 @@ import type { TestGateway } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { gatewayOver } from './chat-support.js';
+import { newId } from '../../src/platform/ids.js';
+import { conversationRepository } from '../../src/areas/llm/history/repository.js';
+import { runRepository } from '../../src/areas/llm/runs/repository.js';
+import { endAbandonedRuns } from '../../src/areas/llm/runs/recovery.js';
 
 const lastChat = (fake: FakeEngine) => fake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1)!.body;
 
@@ -222,6 +226,28 @@ describe('responses API with the official openai SDK', () => {
       lastChat(fake).messages.map((m: { content: string }) => m.content),
       ['Remember 42.', 'Fake answer to: Remember 42.', 'Next'],
     );
+  });
+
+  it('store: false leaves nothing even when the process generating it died (recovery deletes it)', async () => {
+    const db = gw.ctx.db;
+    const conversation = await conversationRepository.insert(db, {
+      id: newId('conversation'),
+      tenant_id: world.a.tenantId,
+      owner: 'keys',
+      surface: 'response',
+    });
+    const run = await runRepository.insert(db, {
+      id: newId('response'),
+      tenant_id: world.a.tenantId,
+      conversation_id: conversation.id,
+      owner: 'keys',
+      model: 'resp-model',
+      params: { store: false } as never,
+    });
+    await runRepository.start(db, run.id, 'proc_dead', 1);
+    await endAbandonedRuns(db, true);
+    assert.equal((await db.query('SELECT 1 FROM conversations WHERE id = $1', [conversation.id])).length, 0);
+    assert.equal((await db.query('SELECT 1 FROM runs WHERE id = $1', [run.id])).length, 0);
   });
 
   it('retrieves, lists input items page by page, and deletes', async () => {
