@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   tokenFamily: 'fam',
   challenge: 'chl',
   computeNode: 'node',
+  response: 'resp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -172,6 +172,27 @@ export class TenantARecords {
       }
       case 'stepId':
         return stepIdOf(chosen.get('runId')!);
+      case 'responseId': {
+        // A response is a run (resp_…) in a conversation of its own, made by the tenant's keys.
+        const conversation = await conversationRepository.insert(this.gw.ctx.db, {
+          id: newId('conversation'),
+          tenant_id: this.world.a.tenantId,
+          owner: 'keys',
+          surface: 'response',
+        });
+        const run = await runRepository.insert(this.gw.ctx.db, {
+          id: newId('response'),
+          tenant_id: this.world.a.tenantId,
+          conversation_id: conversation.id,
+          owner: 'keys',
+          model: 'matrix-model',
+        });
+        await this.item(conversation.id);
+        const item = await this.item(conversation.id, run.id);
+        await runRepository.setMessage(this.gw.ctx.db, run.id, item.id);
+        await runRepository.finish(this.gw.ctx.db, run.id, { status: 'completed' });
+        return run.id;
+      }
       case 'nodeId':
         return this.created('/api/llm/v1/nodes', {
           token: this.world.platform.admin.token,

@@ -20,6 +20,7 @@ import { assistantRoutes } from './assistants/routes.js';
 import { threadRoutes } from './threads/routes.js';
 import { threadRunRoutes } from './thread-runs/routes.js';
 import { RunFeeds } from './thread-runs/feed.js';
+import { responseRoutes } from './responses/routes.js';
 
 export interface LlmAreaDeps {
   config: {
@@ -117,5 +118,9 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       runExpirySeconds: deps.config.llm.runExpirySeconds,
       logError,
     },
+  });
+  // The Responses API, on the same store and executor.
+  await app.register(responseRoutes, {
+    deps: { db: deps.db, router: llm.router, runs: llm.runs, calls: llm.calls, grounding, checkScope, heartbeatMs, retryAfterSeconds },
   });
 };

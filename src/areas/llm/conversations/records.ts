@@ -15,7 +15,8 @@ export function toMessage(row: ItemRow): Message {
   const grounding = row.grounding as Grounding | null;
   return {
     id: row.id,
-    role: row.role,
+    // A chat conversation holds system, user and assistant items only (responses/ writes no other role into one).
+    role: row.role as Message['role'],
     content: row.content,
     status: row.status,
     ...(row.incomplete_reason ? { incompleteReason: row.incomplete_reason } : {}),

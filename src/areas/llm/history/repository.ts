@@ -3,14 +3,28 @@
 // owner too (owner.ts): the tenant and owner come from the credential, never the request.
 import type { Queryable } from '../../../platform/db/database.js';
 
-export type Surface = 'chat' | 'thread';
-export type ItemRole = 'system' | 'user' | 'assistant';
+import type { ContentPart, ToolCall } from '../../../engines/types.js';
+
+/** `response`: the conversation a `previous_response_id` chain builds on (llm/responses). */
+export type Surface = 'chat' | 'thread' | 'response';
+/** `developer` and `tool` items are the Responses API's only; the other surfaces write the first three. */
+export type ItemRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 export type ItemStatus = 'in_progress' | 'completed' | 'incomplete';
 
 /** A grounding scope kept with a thread or an assistant (the request's workspace_ids, collection_ids). */
 export interface StoredScope {
   workspaceIds?: string[];
   collectionIds?: string[];
+}
+
+/** What an item holds beyond its text (migration 0008): null for plain text. */
+export interface ItemPayload {
+  /** The content as parts (text and images); `content` holds their text. */
+  parts?: ContentPart[];
+  /** An assistant item's function calls. */
+  tool_calls?: ToolCall[];
+  /** A tool item: the call it answers. */
+  tool_call_id?: string;
 }
 
 export interface ConversationRow {
@@ -42,6 +56,7 @@ export interface ItemRow {
   usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
   grounding: unknown;
   metadata: Record<string, string>;
+  payload: ItemPayload | null;
   created_at: Date;
   completed_at: Date | null;
 }
@@ -50,7 +65,7 @@ export type NewConversation = Pick<ConversationRow, 'id' | 'tenant_id' | 'owner'
   Partial<Pick<ConversationRow, 'title' | 'metadata' | 'grounding'>>;
 
 export type NewItem = Pick<ItemRow, 'id' | 'conversation_id' | 'tenant_id' | 'role' | 'content' | 'status'> &
-  Partial<Pick<ItemRow, 'run_id' | 'assistant_id' | 'model' | 'metadata' | 'grounding' | 'usage' | 'incomplete_reason'>>;
+  Partial<Pick<ItemRow, 'run_id' | 'assistant_id' | 'model' | 'metadata' | 'grounding' | 'usage' | 'incomplete_reason' | 'payload'>>;
 
 /** What a finished (or cut short) generation writes into its item. */
 export interface ItemOutcome {
@@ -60,6 +75,8 @@ export interface ItemOutcome {
   usage?: ItemRow['usage'];
   grounding?: unknown;
   model?: string;
+  /** The function calls the generation made (kept with the item's payload). */
+  toolCalls?: ToolCall[];
 }
 
 /** Keyset paging: `limit` rows after or before an item/conversation id, oldest or newest first. */
@@ -193,8 +210,8 @@ export const itemRepository = {
           WHERE id = $2 AND tenant_id = $3 RETURNING item_count
        )
        INSERT INTO conversation_items
-         (id, conversation_id, tenant_id, position, role, content, status, run_id, assistant_id, model, metadata, grounding, usage, incomplete_reason, completed_at)
-       SELECT $1, $2, $3, next.item_count, $4, $5, $6, $7, $8, $9, COALESCE($10::jsonb, '{}'::jsonb), $11::jsonb, $12::jsonb, $13,
+         (id, conversation_id, tenant_id, position, role, content, status, run_id, assistant_id, model, metadata, grounding, usage, incomplete_reason, payload, completed_at)
+       SELECT $1, $2, $3, next.item_count, $4, $5, $6, $7, $8, $9, COALESCE($10::jsonb, '{}'::jsonb), $11::jsonb, $12::jsonb, $13, $14::jsonb,
               CASE WHEN $6 = 'in_progress' THEN NULL ELSE now() END
          FROM next
        RETURNING *`,
@@ -212,6 +229,7 @@ export const itemRepository = {
         json(item.grounding),
         json(item.usage),
         item.incomplete_reason ?? null,
+        json(item.payload),
       ],
     );
     if (!created) throw new Error(`conversation ${item.conversation_id} is gone`);
@@ -272,7 +290,8 @@ export const itemRepository = {
   async finish(q: Queryable, id: string, outcome: ItemOutcome): Promise<boolean> {
     const rows = await q.query(
       `UPDATE conversation_items SET content = $2, status = $3, incomplete_reason = $4, usage = COALESCE($5::jsonb, usage),
-              grounding = COALESCE($6::jsonb, grounding), model = COALESCE($7, model), completed_at = now()
+              grounding = COALESCE($6::jsonb, grounding), model = COALESCE($7, model), completed_at = now(),
+              payload = CASE WHEN $8::jsonb IS NULL THEN payload ELSE COALESCE(payload, '{}'::jsonb) || jsonb_build_object('tool_calls', $8::jsonb) END
         WHERE id = $1 AND status = 'in_progress' RETURNING id`,
       [
         id,
@@ -282,6 +301,7 @@ export const itemRepository = {
         json(outcome.usage),
         json(outcome.grounding),
         outcome.model ?? null,
+        outcome.toolCalls?.length ? JSON.stringify(outcome.toolCalls) : null,
       ],
     );
     return rows.length > 0;

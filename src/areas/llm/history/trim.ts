@@ -32,8 +32,9 @@ export async function windowOf(q: Queryable, tenantId: string, conversationId: s
   for (;;) {
     const rows = await itemRepository.newest(q, tenantId, conversationId, PAGE, before);
     for (const row of rows) {
-      if (row.content === '') continue;
-      const cost = (await countTextTokens(row.content)) + MESSAGE_OVERHEAD_TOKENS;
+      const calls = row.payload?.tool_calls;
+      if (row.content === '' && !calls?.length) continue;
+      const cost = (await countTextTokens(calls ? row.content + JSON.stringify(calls) : row.content)) + MESSAGE_OVERHEAD_TOKENS;
       // The newest turn always goes in; older ones only while they fit.
       if (kept.length > 0 && cost > left) return finish(window, kept);
       kept.push(messageOf(row));
@@ -46,7 +47,32 @@ export async function windowOf(q: Queryable, tenantId: string, conversationId: s
 
 function finish(window: HistoryWindow, newestFirst: ChatMessage[]): ChatMessage[] {
   const messages = newestFirst.reverse();
+  // A tool result whose call was trimmed away means nothing to the model (and engines refuse it).
+  while (messages.length > 1 && messages[0]!.role === 'tool') messages.shift();
+  joinCalls(messages);
   return window.system ? [{ role: 'system', content: window.system }, ...messages] : messages;
 }
 
-const messageOf = (row: ItemRow): ChatMessage => ({ role: row.role, content: row.content });
+/** Consecutive assistant turns that only call functions (stored one call each) become one turn, as engines expect before the results. */
+function joinCalls(messages: ChatMessage[]): void {
+  for (let i = messages.length - 1; i > 0; i--) {
+    const [before, current] = [messages[i - 1]!, messages[i]!];
+    if (current.role !== 'assistant' || current.content !== null || before.role !== 'assistant' || !before.tool_calls) continue;
+    if (before.content === null || before.content === '') {
+      before.tool_calls = [...before.tool_calls, ...(current.tool_calls ?? [])];
+      messages.splice(i, 1);
+    }
+  }
+}
+
+/** The item as the engine takes it: its parts, calls or call id when it has them (the Responses API's items). */
+function messageOf(row: ItemRow): ChatMessage {
+  const payload = row.payload;
+  if (!payload) return { role: row.role, content: row.content };
+  return {
+    role: row.role,
+    content: payload.parts ?? (payload.tool_calls && row.content === '' ? null : row.content),
+    ...(payload.tool_calls ? { tool_calls: payload.tool_calls } : {}),
+    ...(payload.tool_call_id ? { tool_call_id: payload.tool_call_id } : {}),
+  };
+}

@@ -12,7 +12,7 @@
 // thread run passes none and survives its client. Runs are held under a lease
 // renewed while they execute; a run whose process died is ended by recovery.ts.
 import { randomUUID } from 'node:crypto';
-import { EngineError, type ChatBatch, type ChatChunk, type ChatMessage } from '../../../engines/types.js';
+import { EngineError, type ChatBatch, type ChatChunk, type ChatMessage, type ChatOptions, type ToolCall } from '../../../engines/types.js';
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Principal } from '../../../platform/identity.js';
@@ -54,6 +54,8 @@ export interface Generation {
   messages: ChatMessage[];
   maxTokens: number;
   temperature: number;
+  /** Generation options past the four above (the Responses API's tools, tool_choice, top_p…); threads and the chat ask none. */
+  options?: ChatOptions;
   /** What grounding found, stored with the item (the rag_* fields). */
   grounding?: Grounding;
   /** Stops the run (its reason: ClientClosedError, ServerStoppingError or RunStopped). None: only cancel, expiry and shutdown stop it. */
@@ -77,6 +79,8 @@ export interface Generation {
   onAccepted?(): Promise<void> | void;
   /** Each piece of generated text, in order; awaited, so a slow reader slows the engine rather than filling memory. */
   onDelta?(text: string): Promise<void> | void;
+  /** Each piece of a function call, in order (only when `options` offered tools): its first piece has the call's id and name. */
+  onToolCall?(piece: Extract<ChatChunk, { type: 'tool_call' }>): Promise<void> | void;
   /**
    * Called with the outcome once it is written, before the run counts as done: close()
    * waits for it, so what it stores (a thread run's closing stream events) is not cut
@@ -195,6 +199,7 @@ export class RunExecutor {
     let reader: AbortableReader<ChatBatch> | undefined;
     let end: Extract<ChatChunk, { type: 'end' }> | undefined;
     const saver = new ProgressSaver(db, g.messageId, this.progressMs);
+    let toolCalls: ToolCall[] | undefined;
     const performanceStart = performance.now();
     try {
       await g.onStarted?.(started);
@@ -206,7 +211,14 @@ export class RunExecutor {
         if (signal.aborted) throw signal.reason;
       }
       const accepted = await this.deps.router.dispatch(g.principal.tenantId, g.model, (l) =>
-        l.engine.chatStream({ model: g.model, messages, maxTokens: g.maxTokens, temperature: g.temperature, signal }),
+        l.engine.chatStream({
+          model: g.model,
+          messages,
+          maxTokens: g.maxTokens,
+          temperature: g.temperature,
+          ...(g.options ? { options: g.options } : {}),
+          signal,
+        }),
       );
       lease = accepted.lease;
       result.nodeId = lease.node.id;
@@ -220,8 +232,13 @@ export class RunExecutor {
             end = chunk;
             break;
           }
-          // Runs ask for no tools: text is all they take.
-          if (chunk.type !== 'delta' || chunk.content === '') continue;
+          if (chunk.type === 'tool_call') {
+            if ((chunk.choice ?? 0) !== 0) continue;
+            toolCalls = addToolCall(toolCalls, chunk);
+            await g.onToolCall?.(chunk);
+            continue;
+          }
+          if (chunk.content === '' || (chunk.choice ?? 0) !== 0) continue;
           content += chunk.content;
           text.add(chunk.content);
           saver.grew(content);
@@ -243,6 +260,7 @@ export class RunExecutor {
     if (signal.aborted && !end) result.stopped = stopReasonOf(signal.reason);
     lease?.release(result.failure && !result.failure.beforeAnswer ? 'failed' : 'ok');
     result.content = content;
+    if (toolCalls) result.toolCalls = toolCalls.filter((call) => call !== undefined);
     result.finishReason = end?.finishReason ?? null;
     result.usage = lease ? await completeUsage(end?.usage, messages, text) : NO_TOKENS;
     const outcome = await this.finish(g, result, grounding);
@@ -292,6 +310,7 @@ export class RunExecutor {
         content: result.content,
         usage: usageOf(result.usage),
         ...(grounding ? { grounding } : {}),
+        ...(result.toolCalls ? { toolCalls: result.toolCalls } : {}),
       });
       const run = await runRepository.finish(q, g.runId, { ...ending, usage: usageOf(result.usage) });
       await conversationRepository.releaseActiveRun(q, g.conversationId, g.runId);
@@ -299,6 +318,17 @@ export class RunExecutor {
     });
     return { ...result, ...rows };
   }
+}
+
+/** A tool-call piece added to the calls so far: the first piece of an index opens the call, later ones add to its arguments. */
+function addToolCall(calls: ToolCall[] | undefined, piece: Extract<ChatChunk, { type: 'tool_call' }>): ToolCall[] {
+  const all = calls ?? [];
+  const call = all[piece.index] ?? { id: '', type: 'function', function: { name: '', arguments: '' } };
+  all[piece.index] = call;
+  if (piece.id) call.id = piece.id;
+  if (piece.name) call.function.name = piece.name;
+  call.function.arguments += piece.arguments;
+  return all;
 }
 
 const NO_TOKENS: TokenUsage = { promptTokens: 0, completionTokens: 0 };

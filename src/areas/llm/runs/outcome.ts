@@ -2,7 +2,7 @@
 // with last_error or incomplete_details, the item's status and incomplete reason, and
 // the usage record's status, for every way a generation can end (finished, stopped,
 // engine failure before or during the answer).
-import { EngineError, type FinishReason } from '../../../engines/types.js';
+import { EngineError, type FinishReason, type ToolCall } from '../../../engines/types.js';
 import { AppError } from '../../../platform/errors.js';
 import { ClientClosedError, ServerStoppingError } from '../calls/client-watch.js';
 import type { ItemRow } from '../history/repository.js';
@@ -30,6 +30,8 @@ export interface Result {
   failure?: { error: unknown; beforeAnswer: boolean };
   /** The node that answered. */
   nodeId: string | null;
+  /** The functions the model called (only when the generation offered tools). */
+  toolCalls?: ToolCall[];
 }
 
 export interface Outcome extends Result {

@@ -25,6 +25,9 @@ export async function endAbandonedRuns(db: Database, all: boolean): Promise<RunR
           await itemRepository.finish(q, run.message_id, { content: item.content, status: 'incomplete', incompleteReason: 'run_failed' });
       }
       await conversationRepository.releaseActiveRun(q, run.conversation_id, run.id);
+      // A response asked with `store: false` (llm/responses) keeps nothing, even when its process died.
+      if ((run.params as { store?: boolean }).store === false)
+        await conversationRepository.delete(q, run.tenant_id, run.owner, 'response', run.conversation_id);
     });
   }
   return found;
