@@ -243,6 +243,8 @@ describe('os documents', () => {
       [JSON.stringify({ big: 'x'.repeat(17 * 1024) })],
       ['{"__proto__":{"polluted":true}}'],
       ['{"nul":"a\\u0000b"}'],
+      // Regression: 10,000 nested objects overflowed the stack of the size check (a 500, found by the fuzz).
+      [`${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`],
     ] as const) {
       const answer = await uploadFiles(gw, path, { apiKey: keyA }, [{ name: 'n.txt', content: `x ${metadata}` }], {
         metadata,
@@ -259,6 +261,14 @@ describe('os documents', () => {
       assert.equal(answer.status, 400, answer.text);
       assert.equal(answer.body.errors[0].field.split('.')[0], 'metadata', answer.text);
     }
+    // As JSON too (sent as text: the test's own JSON.stringify could not write it).
+    const deep = await gw.request('POST', path, {
+      apiKey: keyA,
+      headers: { 'content-type': 'application/json' },
+      body: `{"name":"d.txt","text":"deep","metadata":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`,
+    });
+    assert.equal(deep.status, 400, deep.text);
+    assert.equal(deep.body.errors[0].field, 'metadata', deep.text);
     const stray = await uploadFiles(gw, path, { apiKey: keyA }, file, { extraParts: [['title', 'x']] });
     assert.equal(stray.status, 400);
     assert.equal(stray.body.errors[0].field, 'title');

@@ -6,6 +6,8 @@ import { MEDIA_TYPES } from './media-types.js';
 
 /** What a document's metadata may weigh, as JSON. */
 export const METADATA_MAX_BYTES = 16 * 1024;
+/** How deep its objects and arrays may nest: deep enough for any real metadata, shallow enough to walk safely. */
+export const METADATA_MAX_DEPTH = 32;
 /** A document's name: the uploaded file's, without any path. */
 export const NAME_MAX_LENGTH = 255;
 

@@ -13,7 +13,7 @@ import { findCollection, findDefaultCollection } from '../collections/service.js
 import type { CollectionRow } from '../collections/repository.js';
 import { detectMediaType } from './detect.js';
 import { documentRepository, type ChunkRow, type DocumentRow } from './repository.js';
-import { METADATA_MAX_BYTES, type Chunk, type Document, type NewTextDocument, type PageQuery } from './schemas.js';
+import { METADATA_MAX_BYTES, METADATA_MAX_DEPTH, type Chunk, type Document, type NewTextDocument, type PageQuery } from './schemas.js';
 import { fileTooLarge, safeName, type UploadedFile } from './upload.js';
 import type { MediaType } from './media-types.js';
 
@@ -147,10 +147,28 @@ export async function storeDocuments(
 export function checkMetadata(value: unknown): Record<string, unknown> {
   if (value === undefined) return {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw validation('metadata', 'must be a JSON object');
+  // Before anything recursive: JSON.stringify and the checks below overflow the stack on 10,000 levels (a 500).
+  if (deeperThan(value, METADATA_MAX_DEPTH))
+    throw validation('metadata', `must not nest objects or arrays more than ${METADATA_MAX_DEPTH} levels deep`);
   if (Buffer.byteLength(JSON.stringify(value)) > METADATA_MAX_BYTES)
     throw validation('metadata', `must be a JSON object of at most ${METADATA_MAX_BYTES} bytes`);
   if (!storable(value)) throw validation('metadata', 'must not hold NUL characters or lone surrogates');
   return value as Record<string, unknown>;
+}
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep; iterative, and stops at the limit. */
+function deeperThan(value: unknown, limit: number): boolean {
+  let level: unknown[] = [value];
+  for (let depth = 1; level.length > 0; depth++) {
+    if (depth > limit) return true;
+    const next: unknown[] = [];
+    for (const item of level) {
+      if (typeof item !== 'object' || item === null) continue;
+      for (const child of Object.values(item)) if (typeof child === 'object' && child !== null) next.push(child);
+    }
+    level = next;
+  }
+  return false;
 }
 
 // jsonb refuses \u0000 and lone surrogates: a 500 from the database otherwise.
