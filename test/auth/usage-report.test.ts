@@ -250,6 +250,9 @@ describe('tenant usage report', () => {
       ['?groupBy=week', 'groupBy'],
       ['?endpoint=images', 'endpoint'],
       [`?from=${'9'.repeat(41)}`, 'from'],
+      ['?groupBy=key&groupBy=model', 'groupBy'],
+      ['?from=2026-01-01%00', 'from'],
+      ["?endpoint=chat'%20OR%201=1--", 'endpoint'],
     ];
     for (const [query, field] of cases) {
       const response = await usage(tenantA, query);
