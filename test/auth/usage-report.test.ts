@@ -264,6 +264,10 @@ describe('tenant usage report', () => {
   });
 
   it('is for the tenant admin and platform admins only', async () => {
+    // The route-security matrix (test/gateway/route-security.test.ts) walks the route table: the route is there, as tenantAdmin.
+    assert.ok(
+      gw.app.routeTable.some((r) => r.method === 'GET' && r.url === '/api/auth/tenants/:tenantId/usage' && r.access === 'tenantAdmin'),
+    );
     assert.equal((await usage(tenantA, '', {})).status, 401, 'no credential');
     assert.equal((await usage(tenantA, '', { token: member })).status, 403, 'member');
     assert.equal((await usage(tenantA, '', { apiKey: key1.key })).status, 403, 'API key');
