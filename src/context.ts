@@ -15,6 +15,8 @@ import { credentialResolver, type CredentialResolver } from './areas/auth/creden
 import type { TenantSettingsFields } from './areas/auth/tenants/schemas.js';
 import { createLlmServices, type LlmServices } from './areas/llm/services.js';
 import { tenantLlmSettings } from './areas/llm/settings/service.js';
+import { usageReports } from './areas/llm/usage/reports.js';
+import type { UsageSource } from './areas/auth/usage-reports/schemas.js';
 import { embedTexts } from './areas/llm/embeddings/service.js';
 import { createOsServices, type OsServices } from './areas/os/services.js';
 
@@ -41,6 +43,8 @@ export interface AppContext {
   os: OsServices;
   /** What the tenant record carries of other areas: the llm area's settings (src/areas/llm/settings/). */
   tenantSettings: TenantSettingsFields;
+  /** What the tenant usage report reads: the llm area's usage records (src/areas/llm/usage/reports.ts). */
+  usage: UsageSource;
   /** The document ingestion runner: told when uploads have queued documents. */
   ingestion: { wake(): void };
   /** Whether a tenant can embed with `model` (a collection's embeddingModel); throws an AppError 400 if not. */
@@ -92,6 +96,7 @@ export async function createContext(
       llm,
       os,
       tenantSettings: tenantLlmSettings,
+      usage: usageReports({ db, recorder: llm.usage }),
       ingestion: os.ingestion,
       checkEmbeddingModel: (tenantId, model) => os.embedders.check(tenantId, model),
       async close() {

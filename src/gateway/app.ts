@@ -23,6 +23,7 @@ import { twoFactorRoutes } from '../areas/auth/two-factor/routes.js';
 import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
+import { usageReportRoutes } from '../areas/auth/usage-reports/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { collectionRoutes } from '../areas/os/collections/routes.js';
 import { documentRoutes } from '../areas/os/documents/routes.js';
@@ -189,6 +190,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) },
     });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(usageReportRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(collectionRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(documentRoutes, { prefix: '/api/os', deps: ctx });

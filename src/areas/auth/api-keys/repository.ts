@@ -45,6 +45,14 @@ export const apiKeyRepository = {
     return q.query<ApiKeyRow>('SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id', [tenantId]);
   },
 
+  /** Names and masked keys of the tenant's keys among `ids` (a deleted key is simply absent): for the usage report. */
+  labels(q: Queryable, tenantId: string, ids: string[]) {
+    return q.query<Pick<ApiKeyRow, 'id' | 'name' | 'masked_key'>>(
+      'SELECT id, name, masked_key FROM api_keys WHERE tenant_id = $1 AND id = ANY($2::text[])',
+      [tenantId, ids],
+    );
+  },
+
   async get(q: Queryable, tenantId: string, id: string) {
     const [row] = await q.query<ApiKeyRow>('SELECT * FROM api_keys WHERE tenant_id = $1 AND id = $2', [tenantId, id]);
     return row;

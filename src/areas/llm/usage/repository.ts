@@ -1,0 +1,77 @@
+// Reads of usage_records for reports: sums per principal, model or UTC day over a
+// time window of one tenant. The recorder (recorder.ts) is the only writer.
+import type { Queryable } from '../../../platform/db/database.js';
+
+export type UsageGroupBy = 'key' | 'model' | 'day';
+
+export interface UsageReportQuery {
+  /** Inclusive. */
+  from: Date;
+  /** Exclusive. */
+  to: Date;
+  groupBy: UsageGroupBy;
+  /** Only requests to this endpoint (`chat/completions`, `embeddings`…). */
+  endpoint?: string | undefined;
+  /** The most groups returned. */
+  limit: number;
+}
+
+export interface UsageGroupRow {
+  principal_kind: 'user' | 'apiKey' | null;
+  principal_id: string | null;
+  model: string | null;
+  /** `YYYY-MM-DD` (UTC). */
+  day: string | null;
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  errors: number;
+}
+
+// The group's columns, and its order: days ascending, anything else by total tokens
+// (then requests) descending, with the group itself last so that equal totals come in
+// a stable order. `created_at AT TIME ZONE 'UTC'` is the UTC wall time whatever the
+// session's time zone, so a day is a UTC day on PGlite and on PostgreSQL alike.
+const DAY = `to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+const GROUPS: Record<UsageGroupBy, { select: string; groupBy: string; orderBy: string }> = {
+  key: {
+    select: 'principal_kind, principal_id, NULL AS model, NULL AS day',
+    groupBy: 'principal_kind, principal_id',
+    orderBy: '(sum(prompt_tokens) + sum(completion_tokens)) DESC, count(*) DESC, principal_kind, principal_id',
+  },
+  model: {
+    select: 'NULL AS principal_kind, NULL AS principal_id, model, NULL AS day',
+    groupBy: 'model',
+    orderBy: '(sum(prompt_tokens) + sum(completion_tokens)) DESC, count(*) DESC, model',
+  },
+  day: {
+    select: `NULL AS principal_kind, NULL AS principal_id, NULL AS model, ${DAY} AS day`,
+    groupBy: DAY,
+    orderBy: DAY,
+  },
+};
+
+export const usageRepository = {
+  /**
+   * Sums per group of the tenant's requests in [from, to), at most `limit` groups.
+   * Sums go out as float8 (exact up to 2^53) rather than bigint, which the drivers
+   * hand back as text. Errors are requests whose status is not `ok`.
+   */
+  report(q: Queryable, tenantId: string, query: UsageReportQuery): Promise<UsageGroupRow[]> {
+    const group = GROUPS[query.groupBy];
+    return q.query<UsageGroupRow>(
+      `SELECT ${group.select},
+              count(*)::float8 AS requests,
+              sum(prompt_tokens)::float8 AS prompt_tokens,
+              sum(completion_tokens)::float8 AS completion_tokens,
+              count(*) FILTER (WHERE status <> 'ok')::float8 AS errors
+         FROM usage_records
+        WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3
+          AND ($4::text IS NULL OR endpoint = $4::text)
+        GROUP BY ${group.groupBy}
+        ORDER BY ${group.orderBy}
+        LIMIT $5`,
+      [tenantId, query.from.toISOString(), query.to.toISOString(), query.endpoint ?? null, query.limit],
+    );
+  },
+};
