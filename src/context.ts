@@ -67,7 +67,7 @@ export async function createContext(
     const secrets = deriveSecrets(config.secret ?? (await storedMasterSecret(db)));
     const coordination = createCoordination({
       redisUrl: config.redisUrl,
-      secrets,
+      keyedHash: (value) => secrets.hash('coordination', value),
       loginThrottleWindowSeconds: config.auth.loginThrottleWindowSeconds,
     });
     const { bus, failures } = coordination;

@@ -13,6 +13,11 @@ import { RenewingCache } from '../../src/platform/renewing-cache.js';
 import { eventually } from '../helpers/eventually.js';
 import { redisServerMissing, startRedis, type TestRedis } from '../helpers/redis.js';
 
+const keyedHashOf = (secret: string) => {
+  const secrets = deriveSecrets(secret);
+  return (value: string) => secrets.hash('coordination', value);
+};
+
 describe('REDIS_URL', () => {
   it('is optional, and must be a redis:// or rediss:// URL', () => {
     assert.equal(loadConfig({}).redisUrl, undefined);
@@ -27,7 +32,7 @@ describe('REDIS_URL', () => {
   it('unset: coordination is in-process and healthy, with no Redis anywhere', async () => {
     const coordination = createCoordination({
       redisUrl: undefined,
-      secrets: deriveSecrets('x'.repeat(32)),
+      keyedHash: keyedHashOf('x'.repeat(32)),
       loginThrottleWindowSeconds: 60,
     });
     assert.deepEqual(coordination.status(), { kind: 'local', status: 'ok' });
@@ -45,7 +50,7 @@ describe('coordination on Redis', { skip: redisServerMissing() }, () => {
   const replica = (secret: string, windowSeconds = 60) => {
     const coordination = createCoordination({
       redisUrl: redis.url,
-      secrets: deriveSecrets(secret),
+      keyedHash: keyedHashOf(secret),
       loginThrottleWindowSeconds: windowSeconds,
     });
     open.push(coordination);

@@ -3,7 +3,6 @@
 // invalidations (pub/sub) and throttling counters, under a namespace derived from
 // the master secret, so deployments sharing one Redis never see each other's keys.
 import { Redis, type RedisOptions } from 'ioredis';
-import type { Secrets } from '../secrets.js';
 import { LocalFailureCounter, type FailureCounter } from './failure-counter.js';
 import { LocalInvalidationBus, type InvalidationBus } from './invalidation-bus.js';
 import { RedisInvalidationBus } from './redis-bus.js';
@@ -28,10 +27,11 @@ export type CoordinationLog = (level: 'info' | 'warn', message: string) => void;
 
 export function createCoordination(options: {
   redisUrl: string | undefined;
-  secrets: Secrets;
+  /** A keyed hash from the master secret (Secrets.hash 'coordination'): names the namespace and hides throttle keys. */
+  keyedHash: (value: string) => string;
   loginThrottleWindowSeconds: number;
 }): Coordination {
-  const { redisUrl, secrets } = options;
+  const { redisUrl, keyedHash } = options;
   let sink: CoordinationLog = () => {};
   const log: CoordinationLog = (level, message) => sink(level, message);
   const setLog = (next: CoordinationLog) => {
@@ -47,7 +47,7 @@ export function createCoordination(options: {
       close: async () => failures.close(),
     };
   }
-  const namespace = `gw:${secrets.hash('coordination', 'namespace').slice(0, 16)}:`;
+  const namespace = `gw:${keyedHash('namespace').slice(0, 16)}:`;
   const publisher = new Redis(redisUrl, {
     ...connectionOptions,
     // Commands fail at once while disconnected: callers fall back instead of waiting.
@@ -72,7 +72,7 @@ export function createCoordination(options: {
   const failures = new RedisFailureCounter(
     publisher,
     options.loginThrottleWindowSeconds,
-    (kind, key) => `${namespace}${kind}:${secrets.hash('coordination', key)}`,
+    (kind, key) => `${namespace}${kind}:${keyedHash(key)}`,
   );
   return {
     bus,
