@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import type { Config } from './platform/config.js';
 import { openDatabase, type Database } from './platform/db/database.js';
 import { migrate } from './platform/db/migrate.js';
-import { LocalInvalidationBus, type InvalidationBus } from './platform/coordination/invalidation-bus.js';
-import { LocalFailureCounter, type FailureCounter } from './platform/coordination/failure-counter.js';
+import type { InvalidationBus } from './platform/coordination/invalidation-bus.js';
+import type { FailureCounter } from './platform/coordination/failure-counter.js';
+import { createCoordination, type Coordination } from './platform/coordination/coordination.js';
 import { deriveSecrets, generateMasterSecret, type Secrets } from './platform/secrets.js';
 import { ApiKeyValidator } from './areas/auth/api-keys/validator.js';
 import { LastUsedRecorder } from './areas/auth/api-keys/last-used.js';
@@ -28,6 +29,8 @@ export interface AppContext {
   secrets: Secrets;
   bus: InvalidationBus;
   failures: FailureCounter;
+  /** In-process, or across replicas on Redis (REDIS_URL), and whether Redis answers now. */
+  coordination: Pick<Coordination, 'status' | 'setLog'>;
   /** Whether pgvector is installed; features that need vectors answer 503 without it. */
   vector: boolean;
   auth: {
@@ -66,8 +69,12 @@ export async function createContext(
     // Without pgvector the context still opens (vector: false); the server's banner warns once.
     const migration = await migrate(db, log);
     const secrets = deriveSecrets(config.secret ?? (await storedMasterSecret(db)));
-    const bus = new LocalInvalidationBus();
-    const failures = new LocalFailureCounter(config.auth.loginThrottleWindowSeconds);
+    const coordination = createCoordination({
+      redisUrl: config.redisUrl,
+      keyedHash: (value) => secrets.hash('coordination', value),
+      loginThrottleWindowSeconds: config.auth.loginThrottleWindowSeconds,
+    });
+    const { bus, failures } = coordination;
     const lastUsed = new LastUsedRecorder(db, config.lastUsedFlushSeconds);
     const apiKeys = new ApiKeyValidator(db, secrets, bus, lastUsed, config.auth.keyCacheTtlSeconds * 1000);
     const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
@@ -91,6 +98,7 @@ export async function createContext(
       secrets,
       bus,
       failures,
+      coordination,
       vector: migration.vector,
       auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
       llm,
@@ -105,7 +113,7 @@ export async function createContext(
         await os.close();
         await llm.close();
         await lastUsed.close();
-        (failures as LocalFailureCounter).close();
+        await coordination.close();
         await db.close();
       },
     };

@@ -174,6 +174,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const osLog = app.log.child({ area: 'os' });
   ctx.os.setLog((level, message) => osLog[level](message));
   ctx.os.ingestion.start();
+  const coordinationLog = app.log.child({ area: 'coordination' });
+  ctx.coordination.setLog((level, message) => coordinationLog[level](message));
 
   registerErrorHandling(app);
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);

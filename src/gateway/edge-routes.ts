@@ -3,12 +3,14 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from '@fastify/type-provider-typebox';
 import { VERSION } from '../context.js';
 import type { Database } from '../platform/db/database.js';
+import type { CoordinationStatus } from '../platform/coordination/coordination.js';
 import { AppError } from '../platform/errors.js';
 
 export interface EdgeDeps {
   db: Pick<Database, 'query' | 'kind'>;
   /** Whether pgvector is installed (AppContext.vector). */
   vector: boolean;
+  coordination: { status(): CoordinationStatus };
 }
 
 const Health = Type.Object({
@@ -18,6 +20,12 @@ const Health = Type.Object({
     status: Type.Union([Type.Literal('up'), Type.Literal('down')]),
     kind: Type.String(),
     vector: Type.Union([Type.Literal('available'), Type.Literal('unavailable')]),
+  }),
+  // local: in-process (one replica). redis degraded: Redis unreachable; this replica carries on alone
+  // (validation caches last seconds, login throttling counts per replica) and reconnects by itself.
+  coordination: Type.Object({
+    kind: Type.Union([Type.Literal('redis'), Type.Literal('local')]),
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   }),
 });
 
@@ -31,10 +39,12 @@ export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDep
       ),
       new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
     ]);
+    const coordination = deps.coordination.status();
     return {
-      status: up ? 'ok' : 'degraded',
+      status: up && coordination.status === 'ok' ? 'ok' : 'degraded',
       version: VERSION,
       database: { status: up ? 'up' : 'down', kind: deps.db.kind, vector: deps.vector ? 'available' : 'unavailable' },
+      coordination,
     };
   });
 

@@ -8,6 +8,8 @@ import { availableParallelism } from 'node:os';
 export interface Config {
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Redis for coordination across replicas (cache invalidation, login throttling); unset: in-process. */
+  redisUrl: string | undefined;
   host: string;
   port: number;
   tls: { enabled: boolean; certFile: string | undefined; keyFile: string | undefined };
@@ -156,6 +158,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     dataDir,
     databaseUrl: read.url('DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     host: read.string('HOST') ?? '127.0.0.1',
     port: read.int('PORT', 8443, 0, 65535),
     tls: { enabled: tlsMode === 'on', certFile, keyFile },

@@ -8,6 +8,9 @@
 // - Invalidation wins over reads in flight: a row read before a change committed can
 //   arrive after the change's invalidation; caching it would undo the change for the
 //   whole TTL, so such a read is answered to its callers but not cached.
+// - While the invalidation bus is down (Redis unreachable) entries live a few seconds
+//   at most, and the cache starts over when it goes down and when it comes back.
+import { DEGRADED_CACHE_TTL_MS, type InvalidationBus } from './coordination/invalidation-bus.js';
 import { SingleFlight } from './single-flight.js';
 import { TtlCache } from './ttl-cache.js';
 
@@ -19,6 +22,8 @@ export interface RenewingCacheOptions<V> {
   renews?: (value: V) => boolean;
   /** A failed renewal is tried again this much later (the entry keeps serving until its end). */
   retryMs: number;
+  /** The bus whose messages keep this cache right: its health bounds the TTL (see above). */
+  bus?: Pick<InvalidationBus, 'healthy' | 'onStatus'>;
 }
 
 /** Share of its TTL after which an entry in use is renewed in the background. */
@@ -39,6 +44,7 @@ export class RenewingCache<V> {
 
   constructor(private readonly options: RenewingCacheOptions<V>) {
     this.entries = new TtlCache(options.maxEntries);
+    options.bus?.onStatus(() => this.invalidateWhere(() => true));
   }
 
   /** The cached value, or the shared read of `load` on a miss. */
@@ -83,7 +89,8 @@ export class RenewingCache<V> {
     const loadedAt = Date.now();
     const value = await load();
     if (generation === this.generation) {
-      const ttlMs = this.options.ttlMs(value);
+      const ttlMs =
+        this.options.bus?.healthy() === false ? Math.min(this.options.ttlMs(value), DEGRADED_CACHE_TTL_MS) : this.options.ttlMs(value);
       const renewAfterMs = this.options.renews?.(value) === false ? undefined : ttlMs * RENEW_AT;
       this.entries.set(key, { value, loadedAt, renewAfterMs }, ttlMs);
     }

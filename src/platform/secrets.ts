@@ -15,7 +15,7 @@ import {
 
 export interface Secrets {
   /** Keyed hash for API keys, refresh tokens, 2FA challenges and recovery codes. */
-  hash(purpose: 'api-key' | 'refresh-token' | 'challenge' | 'recovery-code', value: string): string;
+  hash(purpose: 'api-key' | 'refresh-token' | 'challenge' | 'recovery-code' | 'coordination', value: string): string;
   encrypt(plaintext: string): string;
   decrypt(ciphertext: string): string;
   internalTokenKey: Buffer;

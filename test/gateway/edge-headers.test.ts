@@ -212,7 +212,7 @@ describe('edge: correlation id, CORS, health, 410', () => {
   });
 
   describe('GET /health', () => {
-    it('answers 200 without credentials, with status, version and the database state', async () => {
+    it('answers 200 without credentials, with status, version, the database state and coordination', async () => {
       const response = await gw.request('GET', '/health');
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
@@ -220,6 +220,8 @@ describe('edge: correlation id, CORS, health, 410', () => {
         status: 'ok',
         version: VERSION,
         database: { status: 'up', kind: gw.ctx.db.kind, vector: gw.ctx.vector ? 'available' : 'unavailable' },
+        // In-process without REDIS_URL: never degraded for want of a Redis.
+        coordination: { kind: 'local', status: 'ok' },
       });
     });
 

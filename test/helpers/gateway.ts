@@ -20,6 +20,8 @@ export interface TestGateway {
   app: FastifyInstance;
   ctx: AppContext;
   dataDir: string;
+  /** The environment it was configured from. */
+  env: Record<string, string>;
   /** Everything the gateway logged so far, one JSON line per entry. */
   logs(): string;
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
@@ -81,6 +83,7 @@ async function launch(dataDir: string, database: { drop(): Promise<void> }, env:
     app,
     ctx,
     dataDir,
+    env,
     logs: () => lines.join(''),
     async request(method, requestPath, options = {}) {
       const headers: Record<string, string> = { ...options.headers };
@@ -113,6 +116,16 @@ async function launch(dataDir: string, database: { drop(): Promise<void> }, env:
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A second gateway on the same PostgreSQL database and secret as `of` (a replica), in
+ * this process, with a data dir of its own. Closing it leaves the database to `of`.
+ */
+export async function startReplica(of: TestGateway, env: Record<string, string> = {}): Promise<TestGateway> {
+  if (!of.env.DATABASE_URL) throw new Error('replicas need a shared PostgreSQL database (TEST_DATABASE_URL)');
+  const dataDir = mkdtempSync(path.join(TEST_TMP, 'gw-'));
+  return launch(dataDir, { drop: async () => {} }, { ...of.env, GATEWAY_DATA_DIR: dataDir, ...env });
 }
 
 // A copy of the migrated template: a data dir for PGlite, a cloned database on PostgreSQL.

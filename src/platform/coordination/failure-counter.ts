@@ -1,17 +1,36 @@
-// Fixed-window failure counters for throttling (login, two-factor). In-process by
-// default; the interface is async so a Redis implementation can share counts
-// across replicas. Counts are deliberately not durable: a restart forgets them.
+// Fixed-window failure counters for throttling (login, two-factor), and the attempts
+// still in flight on each key. In-process by default; the interface is async so the
+// Redis implementation (redis-failure-counter.ts) shares both across replicas.
+// Counts are deliberately not durable: a restart forgets them.
+
+export interface Reservation {
+  /** Failures recorded for the key in the current window. */
+  count: number;
+  /** Attempts on the key in flight now, this one included. */
+  inFlight: number;
+  /** Seconds until the failure window resets (0 when there is none). */
+  retryAfterSeconds: number;
+  /** Ends this attempt (success or not); call it exactly once. */
+  end(): void;
+}
 
 export interface FailureCounter {
   /** Failures recorded for `key` in the current window, and seconds until it resets. */
   peek(key: string): Promise<{ count: number; retryAfterSeconds: number }>;
+  /**
+   * Marks one attempt on `key` as in flight until its `end()`. The in-process counter
+   * reserves before its first await, so callers that start together see each other.
+   */
+  begin(key: string): Promise<Reservation>;
   /** Records one failure; returns the new count. */
   fail(key: string): Promise<number>;
   reset(key: string): Promise<void>;
+  close(): void | Promise<void>;
 }
 
 export class LocalFailureCounter implements FailureCounter {
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private readonly inFlight = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -25,6 +44,26 @@ export class LocalFailureCounter implements FailureCounter {
     const window = this.current(key);
     if (!window) return { count: 0, retryAfterSeconds: 0 };
     return { count: window.count, retryAfterSeconds: Math.max(1, Math.ceil((window.resetAt - this.now()) / 1000)) };
+  }
+
+  /** Synchronous but for the promise: the reservation is made when this is called. */
+  begin(key: string): Promise<Reservation> {
+    const inFlight = (this.inFlight.get(key) ?? 0) + 1;
+    this.inFlight.set(key, inFlight);
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(key, left);
+      else this.inFlight.delete(key);
+    };
+    return this.peek(key).then(({ count, retryAfterSeconds }) => ({
+      count,
+      inFlight: this.inFlight.get(key) ?? inFlight,
+      retryAfterSeconds,
+      end,
+    }));
   }
 
   async fail(key: string): Promise<number> {

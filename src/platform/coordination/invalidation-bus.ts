@@ -1,6 +1,6 @@
 // Tells every cache that something it may hold changed. Delivery to this process
 // is synchronous, so a revoke takes effect here before the revoke's response is
-// sent; a Redis-backed bus carries the same messages to other replicas.
+// sent; a Redis-backed bus (redis-bus.ts) carries the same messages to other replicas.
 
 export type Invalidation =
   | { kind: 'apiKey'; id: string }
@@ -16,17 +16,42 @@ export type InvalidationHandler = (event: Invalidation) => void;
 export interface InvalidationBus {
   publish(event: Invalidation): Promise<void>;
   subscribe(handler: InvalidationHandler): () => void;
+  /** Whether other replicas' messages reach this process now (always true in-process). */
+  healthy(): boolean;
+  /**
+   * Called on every change of `healthy()`. Caches drop everything on either change:
+   * going down, messages may already have been lost; coming back, some were.
+   */
+  onStatus(listener: (healthy: boolean) => void): () => void;
 }
+
+/**
+ * How long a cache that relies on the bus may keep an entry while the bus is down:
+ * short enough that a change made on another replica is seen within seconds anyway.
+ */
+export const DEGRADED_CACHE_TTL_MS = 5_000;
 
 export class LocalInvalidationBus implements InvalidationBus {
   private readonly handlers = new Set<InvalidationHandler>();
 
   async publish(event: Invalidation): Promise<void> {
-    for (const handler of this.handlers) handler(event);
+    this.deliver(event);
   }
 
   subscribe(handler: InvalidationHandler): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
+  }
+
+  healthy(): boolean {
+    return true;
+  }
+
+  onStatus(_listener: (healthy: boolean) => void): () => void {
+    return () => {};
+  }
+
+  protected deliver(event: Invalidation): void {
+    for (const handler of this.handlers) handler(event);
   }
 }

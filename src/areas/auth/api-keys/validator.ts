@@ -42,6 +42,7 @@ export class ApiKeyValidator {
       // "No such key" entries just run out.
       renews: (entry) => Boolean(entry.keyId),
       retryMs: RENEW_RETRY_MS,
+      bus,
     });
     bus.subscribe((event) => {
       if (event.kind === 'apiKey') this.cache.invalidateWhere((entry) => entry.keyId === event.id);

@@ -3,7 +3,8 @@
 // failure after the slow check (scrypt) has run, so without more, a burst of
 // parallel guesses would all pass the "under the limit?" test before the first
 // failure is recorded. Attempts still in flight therefore count against the
-// limit too, which makes the limit hold for concurrent requests in this process.
+// limit too (FailureCounter.begin), which makes the limit hold for concurrent
+// requests: in this process, and across replicas when the counter is on Redis.
 import type { FailureCounter } from '../../../platform/coordination/failure-counter.js';
 import { AppError } from '../../../platform/errors.js';
 
@@ -22,8 +23,6 @@ export interface Attempt {
 }
 
 export class Throttle {
-  private readonly inFlight = new Map<string, number>();
-
   constructor(
     private readonly failures: FailureCounter,
     private readonly detail: string,
@@ -31,25 +30,24 @@ export class Throttle {
 
   /** Starts an attempt, or throws 429 with Retry-After when any key is at its limit. */
   async begin(limits: Limit[]): Promise<Attempt> {
-    // Reserve before the first await, so concurrent callers see each other.
-    for (const { key } of limits) this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    // Every reservation is made before the first await, so concurrent callers see each other.
+    const settled = await Promise.allSettled(limits.map(({ key }) => this.failures.begin(key)));
+    const reservations = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
-      for (const { key } of limits) {
-        const left = (this.inFlight.get(key) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(key, left);
-        else this.inFlight.delete(key);
-      }
+      for (const reservation of reservations) reservation.end();
     };
     try {
+      const rejected = settled.find((s) => s.status === 'rejected');
+      if (rejected) throw rejected.reason;
       let retryAfterSeconds = 0;
-      for (const { key, max } of limits) {
-        const { count, retryAfterSeconds: wait } = await this.failures.peek(key);
+      limits.forEach(({ max }, i) => {
+        const { count, inFlight, retryAfterSeconds: wait } = reservations[i]!;
         // In-flight includes this attempt, so "count + others >= max" reads "count + inFlight > max".
-        if (count + (this.inFlight.get(key) ?? 1) > max) retryAfterSeconds = Math.max(retryAfterSeconds, wait, 1);
-      }
+        if (count + inFlight > max) retryAfterSeconds = Math.max(retryAfterSeconds, wait, 1);
+      });
       if (retryAfterSeconds > 0) throw new AppError('TOO_MANY_REQUESTS', this.detail, { retryAfterSeconds });
     } catch (error) {
       end();

@@ -26,7 +26,7 @@ export class AccountStates {
     bus: InvalidationBus,
     ttlMs = TTL_MS,
   ) {
-    this.cache = new RenewingCache<AccountState | null>({ maxEntries: 50_000, ttlMs: () => ttlMs, retryMs: RENEW_RETRY_MS });
+    this.cache = new RenewingCache<AccountState | null>({ maxEntries: 50_000, ttlMs: () => ttlMs, retryMs: RENEW_RETRY_MS, bus });
     bus.subscribe((event) => {
       if (event.kind === 'user') this.cache.invalidateKey(event.id);
       if (event.kind === 'tenant') this.cache.invalidateWhere((state) => state?.tenantId === event.id);

@@ -48,6 +48,16 @@ export class NodeRegistry {
       this.needsReload = true;
       void this.reload();
     });
+    // Messages may have been missed while the bus was down (Redis): reload when it comes back.
+    const unsubscribeStatus = options.bus.onStatus(() => {
+      this.needsReload = true;
+      void this.reload();
+    });
+    const unsubscribeEvents = this.unsubscribe;
+    this.unsubscribe = () => {
+      unsubscribeEvents();
+      unsubscribeStatus();
+    };
     // Not awaited by start-up: the server listens while the first probes run.
     this.ready = Promise.all([this.reload(), ...this.list.map((node) => this.probe(node))]).then(() => {
       this.readyFlag = true;
@@ -119,7 +129,8 @@ export class NodeRegistry {
   }
 
   private tick(): void {
-    if (this.needsReload) void this.reload();
+    // While the bus is down, changes made on other replicas arrive only by re-reading.
+    if (this.needsReload || !this.options.bus.healthy()) void this.reload();
     const now = Date.now();
     for (const node of this.list) {
       if (node.status === 'cooldown' && now < node.cooldownUntil) continue;

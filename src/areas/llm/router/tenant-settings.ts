@@ -12,7 +12,7 @@ const RENEW_RETRY_MS = 60_000;
 
 export class TenantSettingsCache {
   // A read that overlapped an invalidation is used once but not cached, or it would undo the change.
-  private readonly cache = new RenewingCache<TenantLlmSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, retryMs: RENEW_RETRY_MS });
+  private readonly cache: RenewingCache<TenantLlmSettings>;
   private readonly unsubscribe: () => void;
 
   /** `loadSettings`: one tenant's settings from storage (llm/settings' loadLlmSettings, handed in by createLlmServices). */
@@ -20,6 +20,7 @@ export class TenantSettingsCache {
     private readonly loadSettings: (tenantId: string) => Promise<TenantLlmSettings>,
     bus: InvalidationBus,
   ) {
+    this.cache = new RenewingCache<TenantLlmSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, retryMs: RENEW_RETRY_MS, bus });
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'tenant') this.cache.invalidateKey(event.id);
     });

@@ -1,0 +1,172 @@
+// Two gateway replicas on one PostgreSQL database and one Redis, called directly
+// (no balancer): what one replica changes holds on the other within a second, login
+// throttling counts attempts sent to both, and a Redis outage degrades as documented
+// (caches of seconds, throttling per replica, /health says so) and heals by itself.
+//
+// Both replicas run in this test process (startReplica); true multi-process replicas
+// and a replica killed with SIGKILL are not covered here yet.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { seedTenant, seedUser, startGateway, startReplica, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { createApiKey } from '../gateway/support.js';
+import { eventually } from '../helpers/eventually.js';
+import { redisServerMissing, startRedis, type TestRedis } from '../helpers/redis.js';
+
+const skip =
+  !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL
+    ? 'replicas need TEST_DATABASE_URL (PostgreSQL) and TEST_REDIS_URL (.ci/run sets both)'
+    : false;
+
+const throttleEnv = {
+  GATEWAY_TRUST_PROXY: 'on',
+  GATEWAY_LOGIN_MAX_FAILURES_PER_ACCOUNT: '4',
+  GATEWAY_LOGIN_MAX_FAILURES_PER_ADDRESS: '50',
+  GATEWAY_LOGIN_THROTTLE_WINDOW_SECONDS: '600',
+};
+
+/** Polls until `request` answers `status`; returns how long that took. */
+async function msUntil(status: number, request: () => Promise<{ status: number }>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  await eventually(`status ${status}`, async () => (await request()).status === status, timeoutMs);
+  return Date.now() - started;
+}
+
+describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
+  let a: TestGateway;
+  let b: TestGateway;
+  let tenantId: string;
+  let adminA: string;
+  // An API key may read the model list; a revoked one gets 401 at the edge.
+  const models = (gw: TestGateway, apiKey: string) => gw.request('GET', '/api/llm/v1/models', { apiKey });
+  const me = (gw: TestGateway, token: string) => gw.request('GET', '/api/auth/me', { token });
+  const loginAt = (gw: TestGateway, username: string, password: string, ip = '10.9.0.1') =>
+    gw.request('POST', '/api/auth/login', { json: { username, password }, headers: { 'x-forwarded-for': ip } });
+
+  before(async () => {
+    a = await startGateway({ REDIS_URL: process.env.TEST_REDIS_URL!, GATEWAY_LOCAL_ENGINE: 'off', ...throttleEnv });
+    b = await startReplica(a);
+    const seeded = await seedTenant(a, 'replicas');
+    tenantId = seeded.tenantId;
+    adminA = await tokenFor(a, seeded.admin.id, tenantId);
+    await eventually('both coordinated', async () => {
+      const [ha, hb] = await Promise.all([a.request('GET', '/health'), b.request('GET', '/health')]);
+      return ha.body.coordination.status === 'ok' && hb.body.coordination.status === 'ok';
+    });
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('/health on each replica reports coordination on Redis', async () => {
+    for (const gw of [a, b]) assert.deepEqual((await gw.request('GET', '/health')).body.coordination, { kind: 'redis', status: 'ok' });
+  });
+
+  it('a key revoked on A answers 401 on B within a second', async () => {
+    const { id, key } = await createApiKey(a, tenantId, 'replicated');
+    assert.equal((await models(b, key)).status, 200, 'B has the key cached');
+    const revoked = await a.request('POST', `/api/auth/tenants/${tenantId}/api-keys/${id}/revoke`, { token: adminA });
+    assert.equal(revoked.status, 200, revoked.text);
+    const ms = await msUntil(401, () => models(b, key), 1000);
+    assert.ok(ms < 1000, `B answered 401 after ${ms} ms`);
+  });
+
+  it('a user disabled on A cannot use their token on B', async () => {
+    const user = await seedUser(a, tenantId);
+    const login = await loginAt(b, user.username, user.password, '10.9.1.1');
+    assert.equal(login.status, 200, login.text);
+    const token = login.body.token;
+    assert.equal((await me(b, token)).status, 200, 'B has the account cached');
+    const disabled = await a.request('PATCH', `/api/auth/tenants/${tenantId}/users/${user.id}`, {
+      token: adminA,
+      json: { status: 'disabled' },
+    });
+    assert.equal(disabled.status, 200, disabled.text);
+    const ms = await msUntil(401, () => me(b, token), 1000);
+    assert.ok(ms < 1000, `B refused the token after ${ms} ms`);
+  });
+
+  it('login throttling counts the attempts sent to both replicas', async () => {
+    const user = await seedUser(a, tenantId);
+    assert.equal((await loginAt(a, user.username, 'wrong', '10.9.2.1')).status, 401);
+    assert.equal((await loginAt(b, user.username, 'wrong', '10.9.2.2')).status, 401);
+    assert.equal((await loginAt(a, user.username, 'wrong', '10.9.2.3')).status, 401);
+    assert.equal((await loginAt(b, user.username, 'wrong', '10.9.2.4')).status, 401);
+    // Four failures in all (the limit), two on each: both replicas now refuse, even the right password.
+    for (const gw of [a, b]) assert.equal((await loginAt(gw, user.username, user.password, '10.9.2.5')).status, 429);
+
+    // A burst split over both replicas, in flight together: at most the limit get to guess.
+    const other = await seedUser(a, tenantId);
+    const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => loginAt(i % 2 ? a : b, other.username, 'wrong', `10.9.3.${i}`)));
+    const statuses = burst.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 401).length, 4, statuses.join(','));
+    assert.equal(statuses.filter((s) => s === 429).length, 6, statuses.join(','));
+  });
+});
+
+describe('two replicas through a Redis outage', { skip: skip || redisServerMissing() }, () => {
+  // A Redis of this test's own: it is stopped and started again mid-run.
+  let redis: TestRedis;
+  let a: TestGateway;
+  let b: TestGateway;
+  let tenantId: string;
+  let adminA: string;
+  const models = (gw: TestGateway, apiKey: string) => gw.request('GET', '/api/llm/v1/models', { apiKey });
+  const coordination = async (gw: TestGateway) => (await gw.request('GET', '/health')).body;
+
+  before(async () => {
+    redis = await startRedis();
+    a = await startGateway({ REDIS_URL: redis.url, GATEWAY_LOCAL_ENGINE: 'off', ...throttleEnv });
+    b = await startReplica(a);
+    const seeded = await seedTenant(a, 'outage');
+    tenantId = seeded.tenantId;
+    adminA = await tokenFor(a, seeded.admin.id, tenantId);
+    await eventually('both coordinated', async () => (await coordination(a)).status === 'ok' && (await coordination(b)).status === 'ok');
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+    await redis?.close();
+  });
+
+  it('degrades while Redis is down (seconds-long caches, per-replica throttling) and recovers by itself', async () => {
+    const { id, key } = await createApiKey(a, tenantId, 'outage');
+    assert.equal((await models(b, key)).status, 200);
+
+    await redis.stop();
+    for (const gw of [a, b])
+      await eventually(
+        'health says degraded',
+        async () => {
+          const health = await coordination(gw);
+          return health.status === 'degraded' && health.coordination.status === 'degraded';
+        },
+        10_000,
+      );
+    // Still serving: keys, sign-in, and a revoke on A reaches B within seconds, through the short caches.
+    assert.equal((await models(b, key)).status, 200);
+    const user = await seedUser(a, tenantId);
+    assert.equal((await a.request('POST', '/api/auth/login', { json: { username: user.username, password: user.password } })).status, 200);
+    const revoked = await a.request('POST', `/api/auth/tenants/${tenantId}/api-keys/${id}/revoke`, { token: adminA });
+    assert.equal(revoked.status, 200, revoked.text);
+    assert.equal((await models(a, key)).status, 401, 'at once on the replica that revoked it');
+    const ms = await msUntil(401, () => models(b, key), 8000);
+    assert.ok(ms <= 6000, `B answered 401 after ${ms} ms without the bus`);
+
+    await redis.start();
+    for (const gw of [a, b])
+      await eventually(
+        'health ok again',
+        async () => {
+          const health = await coordination(gw);
+          return health.status === 'ok' && health.coordination.status === 'ok';
+        },
+        10_000,
+      );
+    const second = await createApiKey(a, tenantId, 'after');
+    assert.equal((await models(b, second.key)).status, 200);
+    await a.request('POST', `/api/auth/tenants/${tenantId}/api-keys/${second.id}/revoke`, { token: adminA });
+    const after = await msUntil(401, () => models(b, second.key), 1000);
+    assert.ok(after < 1000, `after recovery B answered 401 after ${after} ms`);
+  });
+});
