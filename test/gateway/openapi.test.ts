@@ -117,6 +117,8 @@ describe('the OpenAPI document and the docs', () => {
     assert.deepEqual(missing, [], `routes missing from the document:\n${missing.join('\n')}`);
     assert.deepEqual(wrong, [], wrong.join('\n'));
     for (const name of ['apiKey', 'apiKeyBearer', 'accessToken']) assert.ok(doc.components.securitySchemes[name], name);
+    // The removed endpoint (410 to any method) says so.
+    assert.equal((doc.paths['/api/llm/v1/chat/stream']?.post as { deprecated?: boolean } | undefined)?.deprecated, true);
   });
 
   it('lists nothing the gateway does not answer, and not itself or the docs', () => {
