@@ -8,6 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey } from './support.js';
 import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
+import { loadConfig } from '../../src/platform/config.js';
 
 type Operation = { security?: Record<string, string[]>[]; 'x-gateway-access'?: string; tags?: string[] };
 type Document = {
@@ -168,6 +169,12 @@ describe('the OpenAPI document and the docs', () => {
     const response = await off.request('GET', '/openapi.json');
     assert.equal(response.status, 200);
     assert.deepEqual(Object.keys(response.body.paths), Object.keys(doc.paths));
+  });
+
+  it('GATEWAY_API_DOCS takes on or off (on by default); anything else stops the start naming it', () => {
+    assert.equal(loadConfig({}).apiDocs, true);
+    assert.equal(loadConfig({ GATEWAY_API_DOCS: 'off' }).apiDocs, false);
+    assert.throws(() => loadConfig({ GATEWAY_API_DOCS: 'yes' }), /Invalid configuration: GATEWAY_API_DOCS/);
   });
 
   it('adds no hook to the routes it documents: the chat route runs the same hooks with the docs on and off', () => {
