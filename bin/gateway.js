@@ -2,36 +2,41 @@
 // The `gateway` command. Runs the compiled CLI (npm run build); from a source
 // checkout that was never built, falls back to the TypeScript sources via tsx.
 //
-// `npm start` runs this with --max-semi-space-size=64 (MiB; Node 20 defaults to 16):
-// a larger young generation means fewer scavenges, and fewer short-lived request
-// objects promoted to the old generation. Measured on the chat path
-// (bench/llm-proxy.ts): 16 → 32 MiB saved about 14 µs of CPU per request, and took
-// p99 at 1,000 req/s from 14.6 to 5.2 ms in an A/B pair; 32 → 64 MiB halved the
-// collections again and lowered p99 in four of five A/B pairs (4.8 → 3.4 ms JSON,
-// 5.3 → 4.1 ms streams in the last), for ~50 MiB more RSS under load (631 → 680).
-// V8 reads it only at start-up, so it must be a node flag: the line above stays a
-// plain `env node` (`env -S` is not everywhere), and a direct `gateway start` takes
-// it from NODE_OPTIONS. The benchmark starts the gateway with the flags of the
-// `start` script.
+// `start` runs the server with the V8 settings of src/cli/start-flags.ts, however it
+// was invoked (`npm start`, `gateway start`, `npx gateway start`): a node started
+// without them runs `start` once more in a node started with them. V8 reads them only
+// at start-up, and the line above stays a plain `env node` (`env -S` is not everywhere).
 import { existsSync } from 'node:fs';
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url);
-const source = new URL('../src/cli/main.ts', import.meta.url);
+const compiled = new URL('../dist/cli/', import.meta.url);
+const source = new URL('../src/cli/', import.meta.url);
 
-let entry = compiled;
-if (!existsSync(compiled)) {
+let base = compiled;
+let ext = 'js';
+if (!existsSync(new URL('main.js', compiled))) {
   let tsx;
   try {
     tsx = await import('tsx/esm/api');
   } catch {
     tsx = undefined;
   }
-  if (!tsx || !existsSync(source)) {
+  if (!tsx || !existsSync(new URL('main.ts', source))) {
     process.stderr.write('error: the Gateway is not built yet: run "npm run build" (or "npm start", which builds and starts it).\n');
     process.exit(1);
   }
   tsx.register();
-  entry = source;
+  base = source;
+  ext = 'ts';
 }
-const { main } = await import(entry.href);
-process.exitCode = await main(process.argv.slice(2));
+
+const missing =
+  process.argv[2] === 'start'
+    ? (await import(new URL(`start-flags.${ext}`, base).href)).missingStartFlags(process.execArgv, process.env.NODE_OPTIONS)
+    : [];
+if (missing.length > 0) {
+  const { rerunWithFlags } = await import(new URL(`start-flags.${ext}`, base).href);
+  process.exitCode = await rerunWithFlags(missing);
+} else {
+  const { main } = await import(new URL(`main.${ext}`, base).href);
+  process.exitCode = await main(process.argv.slice(2));
+}

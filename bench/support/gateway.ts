@@ -1,7 +1,7 @@
 // Starts the gateway child (gateway-process.ts) against an upstream, on a fresh data
 // dir, and waits until a chat completion goes through it: the router learns the
 // upstream's models from its first listing, which may come a moment after start.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { request } from 'undici';
 import { startChild, type Child } from './children.js';
 import { gatewayRequestBody } from './fixtures.js';
 import type { GatewayInfo } from './gateway-process.js';
+import { START_NODE_FLAGS } from '../../src/cli/start-flags.js';
 
 export interface GatewayChild extends Child<GatewayInfo> {
   chatUrl: string;
@@ -24,12 +25,9 @@ export interface GatewayOptions {
   name?: string;
 }
 
-/** The node flags `npm start` runs the gateway with: those before bin/gateway.js in its `start` script. */
+/** The node flags every documented way to start runs the gateway with (bin/gateway.js adds them to `start`). */
 export function productionNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
-  const match = /\bnode((?:\s+--\S+)*)\s+bin\/gateway\.js start/.exec(pkg.scripts.start ?? '');
-  if (!match) throw new Error('package.json: the start script no longer runs `node … bin/gateway.js start`');
-  return match[1]!.trim().split(/\s+/).filter(Boolean);
+  return [...START_NODE_FLAGS];
 }
 
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {

@@ -31,6 +31,7 @@ import { retrievalRoutes } from '../areas/os/retrieval/routes.js';
 import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
+import { apiDocsRoutes, collectApiSchemas, declareDocsRoutesPublic } from './api-docs.js';
 
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 1000;
@@ -92,6 +93,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // request schemas).
   const routeTable: RouteSummary[] = [];
   app.decorate('routeTable', routeTable);
+  app.addHook('onRoute', declareDocsRoutesPublic);
   app.addHook('onRoute', (route) => {
     // Every string a request carries follows the text rules, path parameters included.
     const schema = { ...route.schema, params: route.schema?.params ?? paramsSchemaFor(route.url) };
@@ -108,6 +110,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       routeTable.push({ method, url: route.url, access, schema: { body, querystring, params } });
     }
   });
+  // The OpenAPI document is built from every route registered from here on.
+  await collectApiSchemas(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -181,6 +185,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
 
   await app.register(edgeRoutes, { deps: ctx });
+  await app.register(apiDocsRoutes, { docs: config.apiDocs });
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
     await areas.register(sessionRoutes, { prefix: '/api/auth', deps: ctx });

@@ -53,5 +53,9 @@ export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDep
   const gone = async () => {
     throw new AppError('GONE', 'This endpoint was removed. Use POST /api/llm/v1/chat/completions with "stream": true instead.');
   };
-  app.all('/api/llm/v1/chat/stream', { config: { access: 'public' }, onRequest: gone }, gone);
+  const removed = {
+    deprecated: true,
+    summary: 'Removed: answers 410 Gone to any method. Use POST /api/llm/v1/chat/completions with "stream": true.',
+  };
+  app.all('/api/llm/v1/chat/stream', { config: { access: 'public' }, schema: removed, onRequest: gone }, gone);
 }

@@ -15,6 +15,8 @@ export interface Config {
   tls: { enabled: boolean; certFile: string | undefined; keyFile: string | undefined };
   corsOrigins: string[];
   trustProxy: boolean;
+  /** Interactive API docs at /docs (GATEWAY_API_DOCS); /openapi.json is served either way. */
+  apiDocs: boolean;
   logLevel: string;
   secret: string | undefined;
   bootstrap: { tenant?: string; adminUsername?: string; adminPassword?: string; adminEmail?: string };
@@ -164,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     tls: { enabled: tlsMode === 'on', certFile, keyFile },
     corsOrigins: read.list('GATEWAY_CORS_ORIGINS').map((origin) => read.origin('GATEWAY_CORS_ORIGINS', origin)),
     trustProxy: read.oneOf('GATEWAY_TRUST_PROXY', ['on', 'off'], 'off') === 'on',
+    apiDocs: read.oneOf('GATEWAY_API_DOCS', ['on', 'off'], 'on') === 'on',
     logLevel: read.oneOf('GATEWAY_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     secret,
     bootstrap: {

@@ -48,6 +48,8 @@ export interface RunningServer {
 
 /** After the grace period for model calls, this long for the rest (writing pending usage, closing the database) before the process gives up. */
 const SHUTDOWN_AFTER_GRACE_MS = 10_000;
+/** Within this time, a repeated signal is the same stop request delivered twice (see installSignalHandlers). */
+const SAME_SIGNAL_MS = 500;
 const CLI_LOCK_WAIT_MS = 15_000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
@@ -97,10 +99,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     controlSocket: control?.path,
     close() {
       closing ??= (async () => {
-        signals?.remove();
-        await control?.close();
-        await app!.close();
-        await ctx.close();
+        // The signal handlers stay until the end: a signal during the stop is answered
+        // by them (a repeat of the one that started it is ignored, another ends the process
+        // at once), not by the default action, which would end it without a word.
+        try {
+          await control?.close();
+          await app!.close();
+          await ctx.close();
+        } finally {
+          signals?.remove();
+        }
       })();
       return closing;
     },
@@ -189,13 +197,17 @@ function databaseHost(databaseUrl: string): string {
 }
 
 function installSignalHandlers(close: () => Promise<void>, print: (line: string) => void, graceMs: number) {
-  let stopping = false;
+  let stopping: { signal: NodeJS.Signals; at: number } | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) {
+      // The same signal twice at once is one request that came two ways: a terminal's
+      // Ctrl-C (or systemd's stop) reaches both `gateway start` and the server process it
+      // runs, and the first passes it on (cli/start-flags.ts). A person's second Ctrl-C comes later.
+      if (signal === stopping.signal && Date.now() - stopping.at < SAME_SIGNAL_MS) return;
       print(`Received ${signal} again: exiting now.`);
       process.exit(1);
     }
-    stopping = true;
+    stopping = { signal, at: Date.now() };
     print(`Received ${signal}: stopping (model calls in flight get ${graceMs / 1000} s to finish)…`);
     setTimeout(() => {
       print('Shutdown took too long: exiting.');

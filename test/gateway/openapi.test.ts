@@ -1,0 +1,193 @@
+// The API as an operator reads it: GET /openapi.json is a valid OpenAPI 3.1 document
+// that lists every route the gateway registered, each with the credentials it takes
+// and its declared access; /docs serves the interactive docs unless switched off;
+// neither needs a credential, and the document carries nothing secret.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { createApiKey } from './support.js';
+import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
+import { loadConfig } from '../../src/platform/config.js';
+
+type Operation = { security?: Record<string, string[]>[]; 'x-gateway-access'?: string; tags?: string[] };
+type Document = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown> };
+};
+
+const API_KEY = [{ apiKey: [] }, { apiKeyBearer: [] }];
+const TOKEN = [{ accessToken: [] }];
+const EXPECTED_SECURITY: Record<RouteAccess, unknown[]> = {
+  public: [],
+  signedIn: TOKEN,
+  tenant: [...API_KEY, ...TOKEN],
+  tenantEditor: [...API_KEY, ...TOKEN],
+  tenantAdmin: TOKEN,
+  platformAdmin: TOKEN,
+  personal: TOKEN,
+  owner: [...API_KEY, ...TOKEN],
+};
+
+/**
+ * Routes the document is about: not CORS preflights (OPTIONS), not the HEAD Fastify adds
+ * to each GET, not methods OpenAPI has no field for (WebDAV's, which a route for all
+ * methods answers too), not the docs themselves.
+ */
+const DOCUMENTED_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'TRACE']);
+function documented(route: RouteSummary): boolean {
+  if (!DOCUMENTED_METHODS.has(route.method)) return false;
+  return route.url !== '/openapi.json' && route.url !== '/docs' && !route.url.startsWith('/docs/');
+}
+
+/** `/api/os/workspaces/:workspaceId` → `/api/os/workspaces/{workspaceId}` (and a wildcard `*` → `{*}`). */
+function openapiPath(url: string): string {
+  return url.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{*}');
+}
+
+describe('the OpenAPI document and the docs', () => {
+  let gw: TestGateway;
+  let off: TestGateway | undefined;
+  let doc: Document;
+  let docText: string;
+  let secrets: string[];
+
+  before(async () => {
+    gw = await startGateway();
+    const tenant = await seedTenant(gw, 'openapi');
+    const key = await createApiKey(gw, tenant.tenantId, 'doc-reader');
+    const token = await tokenFor(gw, tenant.admin.id, tenant.tenantId);
+    secrets = [
+      gw.ctx.config.secret!,
+      gw.ctx.secrets.internalTokenKey.toString('base64'),
+      gw.ctx.secrets.internalTokenKey.toString('base64url'),
+      gw.ctx.secrets.internalTokenKey.toString('hex'),
+      gw.dataDir,
+      key.key,
+      tenant.admin.password,
+      token,
+      ...(gw.ctx.config.databaseUrl ? [gw.ctx.config.databaseUrl] : []),
+    ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+    const response = await gw.request('GET', '/openapi.json');
+    assert.equal(response.status, 200, response.text);
+    docText = response.text;
+    doc = response.body;
+  });
+  after(async () => {
+    await gw.close();
+    await off?.close();
+  });
+
+  it('is served without a credential, as JSON, with the correlation id', async () => {
+    const response = await gw.request('GET', '/openapi.json');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+    assert.ok(response.headers.get('x-correlation-id'));
+    assert.equal(response.text, docText, 'the same document every time');
+  });
+
+  it('validates as OpenAPI 3.1', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as never);
+    assert.deepEqual(result.errors, undefined, JSON.stringify(result.errors, null, 2)?.slice(0, 4000));
+    assert.equal(result.valid, true);
+    assert.equal(validator.version, '3.1');
+  });
+
+  it('lists every route the gateway registered, with the credentials its access level takes', () => {
+    const routes = gw.app.routeTable.filter(documented);
+    assert.ok(routes.length > 50, `only ${routes.length} routes`);
+    const missing: string[] = [];
+    const wrong: string[] = [];
+    for (const route of routes) {
+      const operation = doc.paths[openapiPath(route.url)]?.[route.method.toLowerCase()];
+      if (!operation) {
+        missing.push(`${route.method} ${route.url}`);
+        continue;
+      }
+      if (operation['x-gateway-access'] !== route.access)
+        wrong.push(`${route.method} ${route.url}: x-gateway-access ${operation['x-gateway-access']}`);
+      try {
+        assert.deepEqual(operation.security, EXPECTED_SECURITY[route.access]);
+      } catch {
+        wrong.push(`${route.method} ${route.url} (${route.access}): security ${JSON.stringify(operation.security)}`);
+      }
+    }
+    assert.deepEqual(missing, [], `routes missing from the document:\n${missing.join('\n')}`);
+    assert.deepEqual(wrong, [], wrong.join('\n'));
+    for (const name of ['apiKey', 'apiKeyBearer', 'accessToken']) assert.ok(doc.components.securitySchemes[name], name);
+    // The removed endpoint (410 to any method) says so.
+    assert.equal((doc.paths['/api/llm/v1/chat/stream']?.post as { deprecated?: boolean } | undefined)?.deprecated, true);
+  });
+
+  it('lists nothing the gateway does not answer, and not itself or the docs', () => {
+    const registered = new Set(gw.app.routeTable.filter(documented).map((r) => `${r.method.toLowerCase()} ${openapiPath(r.url)}`));
+    const extra: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const method of Object.keys(operations)) {
+        if (!registered.has(`${method} ${path}`)) extra.push(`${method} ${path}`);
+      }
+    }
+    assert.deepEqual(extra, []);
+    assert.equal(doc.paths['/openapi.json'], undefined);
+    assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/docs')));
+  });
+
+  it("documents the text rules as an extension, not as a keyword a reader's validator must know", () => {
+    assert.doesNotMatch(docText, /"text":"(line|multiline|verbatim)"/);
+    assert.match(docText, /"x-gateway-text":"line"/);
+    assert.match(docText, /"x-gateway-text":"verbatim"/);
+  });
+
+  it('carries no secret: no key, token, password, server secret, database address or data directory', () => {
+    for (const secret of secrets) assert.ok(!docText.includes(secret), `the document holds a secret (${secret.slice(0, 6)}…)`);
+    assert.equal((doc as { servers?: unknown }).servers, undefined, 'no server address');
+  });
+
+  it('serves the interactive docs at /docs without a credential', async () => {
+    const page = await gw.request('GET', '/docs');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(page.text, /swagger-ui/i);
+    assert.ok(page.headers.get('x-correlation-id'));
+    const script = await gw.request('GET', '/docs/static/swagger-ui-bundle.js');
+    assert.equal(script.status, 200);
+    const json = await gw.request('GET', '/docs/json');
+    assert.equal(json.status, 200);
+    assert.deepEqual(json.body, doc);
+  });
+
+  it('with GATEWAY_API_DOCS=off: /docs is 404, /openapi.json is still served', async () => {
+    off = await startGateway({ GATEWAY_API_DOCS: 'off' });
+    for (const path of ['/docs', '/docs/', '/docs/json', '/docs/static/swagger-ui-bundle.js']) {
+      const response = await off.request('GET', path);
+      assert.equal(response.status, 404, path);
+    }
+    assert.ok(!off.app.routeTable.some((r) => r.url.startsWith('/docs')));
+    const response = await off.request('GET', '/openapi.json');
+    assert.equal(response.status, 200);
+    assert.deepEqual(Object.keys(response.body.paths), Object.keys(doc.paths));
+  });
+
+  it('GATEWAY_API_DOCS takes on or off (on by default); anything else stops the start naming it', () => {
+    assert.equal(loadConfig({}).apiDocs, true);
+    assert.equal(loadConfig({ GATEWAY_API_DOCS: 'off' }).apiDocs, false);
+    assert.throws(() => loadConfig({ GATEWAY_API_DOCS: 'yes' }), /Invalid configuration: GATEWAY_API_DOCS/);
+  });
+
+  it('adds no hook to the routes it documents: the chat route runs the same hooks with the docs on and off', () => {
+    const hooksOf = (app: TestGateway['app']) =>
+      app
+        .printRoutes({ commonPrefix: false, includeHooks: true, method: 'POST' })
+        .split('\n')
+        .filter((line) => !line.includes('docs'))
+        .join('\n');
+    assert.ok(off, 'the docs-off gateway of the previous test');
+    const on = hooksOf(gw.app);
+    assert.match(on, /\/completions \(POST\)/);
+    assert.equal(on, hooksOf(off.app));
+    assert.doesNotMatch(on, /swagger/i);
+  });
+});
