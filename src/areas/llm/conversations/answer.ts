@@ -14,7 +14,8 @@ import { toHttpFailure } from '../chat/engine-failures.js';
 import { DeltaFrames, errorFrame, finalFrame, type MetadataFrameMode, metadataFrame, newCompletion, usageFrame } from '../chat/frames.js';
 import { UNGROUNDED } from '../grounding/ground.js';
 import type { Generation, Outcome } from '../runs/executor.js';
-import { DONE, frameOf, SseWriter } from '../sse/writer.js';
+import { RunStream } from '../runs/run-stream.js';
+import { DONE, frameOf } from '../sse/writer.js';
 import type { ChatTurn } from './schemas.js';
 import type { ConversationDeps } from './service.js';
 import type { Turn } from './turn.js';
@@ -65,45 +66,25 @@ export async function answerStream(deps: ConversationDeps, turn: Turn, reply: Fa
   const client = deps.calls.watch(reply.raw);
   const completion = newCompletion(turn.model);
   const deltas = new DeltaFrames(completion);
-  let sse: SseWriter | undefined;
   let first = true;
   // Opened once an engine accepted the request (or, defensively, at the end): never before.
-  const open = (): Promise<void> | undefined => {
-    if (sse || client.signal.aborted) return undefined;
-    // Headers the edge set on the reply (CORS) go out with ours; the reply is ours to write from here.
-    const headers = reply.getHeaders();
-    reply.hijack();
-    sse = new SseWriter(reply.raw, deps.heartbeatMs);
-    sse.open(headers);
-    const ids = { conversationId: turn.conversationId, messageId: turn.messageId };
-    return sse.sendJson(metadataFrame(options.frameMode, turn.grounding ?? UNGROUNDED, completion, ids));
-  };
+  const ids = { conversationId: turn.conversationId, messageId: turn.messageId };
+  const run = new RunStream(reply, client, deps.heartbeatMs, (sse) =>
+    sse.sendJson(metadataFrame(options.frameMode, turn.grounding ?? UNGROUNDED, completion, ids)),
+  );
   try {
     const outcome = await deps.runs.execute({
       ...generationOf(turn, client),
-      onAccepted: open,
+      onAccepted: run.open,
       onDelta: (text) => {
-        if (!sse) return undefined;
-        const written = sse.sendJson(deltas.json(text, first));
+        if (!run.sse) return undefined;
+        const written = run.sse.sendJson(deltas.json(text, first));
         first = false;
         return written;
       },
     });
-    if (!sse) {
-      if (client.gone()) {
-        reply.hijack();
-        return;
-      }
-      // Nothing written yet: still an HTTP answer.
-      const failure = failureBeforeAnswer(deps, outcome) ?? (client.interrupted() ? shuttingDown() : undefined);
-      if (failure) throw failure;
-      await open();
-    }
-    const stream = sse as SseWriter | undefined;
-    if (!stream || outcome.stopped === 'client_gone') {
-      stream?.end();
-      return;
-    }
+    const stream = await run.settle(outcome, () => failureBeforeAnswer(deps, outcome));
+    if (!stream) return;
     if (outcome.stopped === 'shutdown') {
       stream.end(frameOf(errorFrame(SHUTDOWN_MESSAGE, 'server_shutting_down')) + DONE);
     } else if (outcome.stopped) {

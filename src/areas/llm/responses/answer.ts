@@ -11,7 +11,7 @@ import { AppError, shuttingDown } from '../../../platform/errors.js';
 import type { ClientWatch } from '../calls/client-watch.js';
 import { toHttpFailure } from '../chat/engine-failures.js';
 import type { Generation, Outcome } from '../runs/executor.js';
-import { SseWriter } from '../sse/writer.js';
+import { RunStream } from '../runs/run-stream.js';
 import { forget, type Prepared } from './create.js';
 import { ResponseEvents } from './events.js';
 import { responseObject } from './objects.js';
@@ -40,39 +40,19 @@ export async function answerJson(deps: ResponseDeps, prepared: Prepared, reply: 
 export async function answerStream(deps: ResponseDeps, prepared: Prepared, reply: FastifyReply): Promise<void> {
   const client = deps.calls.watch(reply.raw);
   const events = new ResponseEvents(prepared.messageId);
-  let sse: SseWriter | undefined;
-  const open = (): Promise<void> | undefined => {
-    if (sse || client.signal.aborted) return undefined;
-    const headers = reply.getHeaders();
-    reply.hijack();
-    sse = new SseWriter(reply.raw, deps.heartbeatMs);
-    sse.open(headers);
-    const started = responseObject({ ...prepared.run, status: 'in_progress' }, undefined);
-    return sse.write(events.start(started));
-  };
+  const stream = new RunStream(reply, client, deps.heartbeatMs, (sse) =>
+    sse.write(events.start(responseObject({ ...prepared.run, status: 'in_progress' }, undefined))),
+  );
   try {
     const outcome = await deps.runs.execute({
       ...generationOf(prepared, client),
-      onAccepted: open,
-      onDelta: (text) => sse?.write(events.delta(text)),
-      onToolCall: (piece) => sse?.write(events.toolCall(piece)),
+      onAccepted: stream.open,
+      onDelta: (text) => stream.sse?.write(events.delta(text)),
+      onToolCall: (piece) => stream.sse?.write(events.toolCall(piece)),
     });
     const object = await closing(deps, prepared, outcome);
-    if (!sse) {
-      if (client.gone()) {
-        reply.hijack();
-        return;
-      }
-      const failure = failureBeforeAnswer(deps, outcome) ?? (client.interrupted() ? shuttingDown() : undefined);
-      if (failure) throw failure;
-      await open();
-    }
-    const stream = sse as SseWriter | undefined;
-    if (!stream || outcome.stopped === 'client_gone') {
-      stream?.end();
-      return;
-    }
-    stream.end(events.finish(outcome.item, object));
+    const sse = await stream.settle(outcome, () => failureBeforeAnswer(deps, outcome));
+    sse?.end(events.finish(outcome.item, object));
   } finally {
     client.dispose();
   }
