@@ -50,21 +50,4 @@ export const UsageReport = Type.Object({
 });
 export type UsageReport = Static<typeof UsageReport>;
 
-/** What the report reads from the area that records usage: sums per group, largest first (by day: in day order). */
-export interface UsageSource {
-  groups(
-    tenantId: string,
-    query: { from: Date; to: Date; groupBy: UsageGroupBy; endpoint?: string | undefined; limit: number },
-  ): Promise<
-    {
-      principalKind: 'user' | 'apiKey' | null;
-      principalId: string | null;
-      model: string | null;
-      day: string | null;
-      requests: number;
-      promptTokens: number;
-      completionTokens: number;
-      errors: number;
-    }[]
-  >;
-}
+export type { UsageSource } from '../../usage.js';

@@ -1,31 +1,16 @@
 // What the llm area offers of its usage records to the tenants' usage report
-// (auth/usage-reports): sums per group over a window. The composition root hands
-// it over, so the auth area imports nothing of llm.
+// (auth/usage-reports): sums per group over a window (the contract: areas/usage.ts).
+// The composition root hands it over, so the auth area imports nothing of llm.
 import type { Queryable } from '../../../platform/db/database.js';
-import { usageRepository, type UsageGroupBy, type UsageReportQuery } from './repository.js';
-
-export interface UsageGroup {
-  principalKind: 'user' | 'apiKey' | null;
-  principalId: string | null;
-  model: string | null;
-  day: string | null;
-  requests: number;
-  promptTokens: number;
-  completionTokens: number;
-  errors: number;
-}
-
-export interface UsageReports {
-  groups(tenantId: string, query: UsageReportQuery): Promise<UsageGroup[]>;
-}
-export type { UsageGroupBy, UsageReportQuery };
+import type { UsageSource } from '../../usage.js';
+import { usageRepository } from './repository.js';
 
 /**
  * Reads through the recorder: what this process has queued is written first, so a
  * report counts every request this replica has answered. Other replicas' queues reach
  * the table on their next flush (GATEWAY_USAGE_FLUSH_SECONDS).
  */
-export function usageReports(deps: { db: Queryable; recorder: { flush(): Promise<void> } }): UsageReports {
+export function usageReports(deps: { db: Queryable; recorder: { flush(): Promise<void> } }): UsageSource {
   return {
     async groups(tenantId, query) {
       await deps.recorder.flush();

@@ -1,20 +1,7 @@
 // Reads of usage_records for reports: sums per principal, model or UTC day over a
 // time window of one tenant. The recorder (recorder.ts) is the only writer.
 import type { Queryable } from '../../../platform/db/database.js';
-
-export type UsageGroupBy = 'key' | 'model' | 'day';
-
-export interface UsageReportQuery {
-  /** Inclusive. */
-  from: Date;
-  /** Exclusive. */
-  to: Date;
-  groupBy: UsageGroupBy;
-  /** Only requests to this endpoint (`chat/completions`, `embeddings`…). */
-  endpoint?: string | undefined;
-  /** The most groups returned. */
-  limit: number;
-}
+import type { UsageGroupBy, UsageReportQuery } from '../../usage.js';
 
 export interface UsageGroupRow {
   principal_kind: 'user' | 'apiKey' | null;
