@@ -115,10 +115,18 @@ export interface StartedProcess {
   exited: Promise<number | null>;
 }
 
-/** `gateway start` as a child process. */
-export function startCliServer(env: Record<string, string>): StartedProcess {
-  const child = spawn(process.execPath, [...CLI, 'start'], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
+/** A child's output as it arrives, and waits for a pattern in it (which fail when the child ends first). */
+export interface OutputWatch {
+  /** stdout and stderr together, in the order they arrived. */
+  output(): string;
+  stdout(): string;
+  stderr(): string;
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Re-checks the waits: call it when the child closes. */
+  closed(): void;
+}
+
+export function watchOutput(child: ChildProcess): OutputWatch {
   let output = '';
   const streams = { stdout: '', stderr: '' };
   const waiters = new Set<() => void>();
@@ -129,19 +137,13 @@ export function startCliServer(env: Record<string, string>): StartedProcess {
   };
   child.stdout!.on('data', onData('stdout'));
   child.stderr!.on('data', onData('stderr'));
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('close', (code) => {
-      children.delete(child);
-      for (const check of waiters) check();
-      resolve(code);
-    }),
-  );
   return {
-    child,
     output: () => output,
     stdout: () => streams.stdout,
     stderr: () => streams.stderr,
-    exited,
+    closed: () => {
+      for (const check of waiters) check();
+    },
     waitFor(pattern, timeoutMs = 60_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}; output:\n${output}`)), timeoutMs);
@@ -162,6 +164,21 @@ export function startCliServer(env: Record<string, string>): StartedProcess {
       });
     },
   };
+}
+
+/** `gateway start` as a child process. */
+export function startCliServer(env: Record<string, string>): StartedProcess {
+  const child = spawn(process.execPath, [...CLI, 'start'], { cwd: REPO_ROOT, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  const watch = watchOutput(child);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code) => {
+      children.delete(child);
+      watch.closed();
+      resolve(code);
+    }),
+  );
+  return { child, output: watch.output, stdout: watch.stdout, stderr: watch.stderr, waitFor: watch.waitFor, exited };
 }
 
 /** Kills every child a test started and has not seen end; call it in `after`. */

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { lockHolder } from '../../src/platform/db/embedded.js';
 import { controlSocketPath } from '../../src/server/control-protocol.js';
 import { missingStartFlags, START_NODE_FLAGS } from '../../src/cli/start-flags.js';
-import { ON_POSTGRES, REPO_ROOT, freshDataDir, type DataDir } from './helpers.js';
+import { ON_POSTGRES, REPO_ROOT, freshDataDir, watchOutput, type DataDir } from './helpers.js';
 
 const BIN = path.join(REPO_ROOT, 'bin/gateway.js');
 const FLAG = '--max-semi-space-size=64';
@@ -37,43 +37,15 @@ function runBin(args: string[], env: Record<string, string>, options: { nodeArgs
     detached: options.detached ?? false,
   });
   started.add(child.pid!);
-  let output = '';
-  const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    output += chunk;
-    for (const check of waiters) check();
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  const watch = watchOutput(child);
   const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on('close', (code, signal) => {
       started.delete(child.pid!);
-      for (const check of waiters) check();
+      watch.closed();
       resolve({ code, signal });
     }),
   );
-  return {
-    pid: child.pid!,
-    output: () => output,
-    ended,
-    waitFor: (pattern) =>
-      new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`timed out waiting for ${pattern}; output:\n${output}`)), 60_000);
-        const check = () => {
-          const match = output.match(pattern);
-          if (match) finish(undefined, match);
-          else if (child.exitCode !== null || child.signalCode !== null) finish(new Error(`ended before ${pattern}; output:\n${output}`));
-        };
-        const finish = (error?: Error, match?: RegExpMatchArray) => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          if (error) reject(error);
-          else resolve(match!);
-        };
-        waiters.add(check);
-        check();
-      }),
-  };
+  return { pid: child.pid!, output: watch.output, ended, waitFor: (pattern) => watch.waitFor(pattern) };
 }
 
 function commandLine(pid: number): string[] {
