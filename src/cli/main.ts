@@ -10,6 +10,7 @@ import type { CommandArgs, CommandSpec } from './command-spec.js';
 import { executeCommand } from './execute.js';
 import { VERSION } from '../context.js';
 import { modelsCommand, MODELS_USAGE } from './models.js';
+import { missingStartFlags } from './start-flags.js';
 
 const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
 
@@ -77,9 +78,22 @@ async function start(argv: string[], cli: string): Promise<number> {
   }
   const config: Config = loadConfig(process.env);
   // Loaded here, not at the top: the record commands should not pay for the whole server.
+  const { planWorkers, reportReady, runPrimary, workerIdentity } = await import('../server/workers.js');
+  const worker = workerIdentity(config);
+  if (!worker) {
+    const plan = planWorkers(config);
+    if (plan.notice) process.stderr.write(`${plan.notice}\n`);
+    if (plan.workers > 1) {
+      // Workers run this command again, with the V8 settings `start` runs with (cli/start-flags.ts).
+      const execArgv = [...process.execArgv, ...missingStartFlags(process.execArgv, process.env.NODE_OPTIONS)];
+      const print = (line: string) => process.stderr.write(`${line}\n`);
+      return runPrimary({ workers: plan.workers, execArgv, print, shutdownGraceMs: config.http.shutdownGraceMs });
+    }
+  }
   const { startServer } = await import('../server/start.js');
   // The server serves this command table on its control socket while it holds the embedded database.
-  await startServer(config, { handleSignals: true, cliCommand: cli, commands: runCommand });
+  await startServer(config, { handleSignals: true, cliCommand: cli, commands: runCommand, ...(worker ? { worker } : {}) });
+  if (worker) reportReady();
   return 0;
 }
 
@@ -198,6 +212,7 @@ function startHelp(cli: string): string {
     '  GATEWAY_DATA_DIR   data dir (default ./data): embedded database, TLS certificate, control socket',
     '  DATABASE_URL       use this PostgreSQL server instead of the embedded database',
     '  HOST, PORT         listener (default 127.0.0.1:8443)',
+    '  GATEWAY_WORKERS    processes sharing the listener (default 1; auto: one per core); PostgreSQL and REDIS_URL only',
     '  GATEWAY_TLS        on (default: self-signed certificate in the data dir) or off (plain HTTP behind a proxy)',
     '  GATEWAY_TLS_CERT, GATEWAY_TLS_KEY   your own certificate and key files (PEM)',
     '  GATEWAY_TENANT, GATEWAY_ADMIN_USERNAME, GATEWAY_ADMIN_PASSWORD, GATEWAY_ADMIN_EMAIL',

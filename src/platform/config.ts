@@ -12,6 +12,8 @@ export interface Config {
   redisUrl: string | undefined;
   host: string;
   port: number;
+  /** Processes serving the listener (GATEWAY_WORKERS; `auto`: one per core); more than one only on PostgreSQL with Redis (server/workers.ts). */
+  workers: number;
   tls: { enabled: boolean; certFile: string | undefined; keyFile: string | undefined };
   corsOrigins: string[];
   trustProxy: boolean;
@@ -163,6 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: read.url('REDIS_URL', ['redis:', 'rediss:']),
     host: read.string('HOST') ?? '127.0.0.1',
     port: read.int('PORT', 8443, 0, 65535),
+    workers: readWorkers(read.string('GATEWAY_WORKERS')),
     tls: { enabled: tlsMode === 'on', certFile, keyFile },
     corsOrigins: read.list('GATEWAY_CORS_ORIGINS').map((origin) => read.origin('GATEWAY_CORS_ORIGINS', origin)),
     trustProxy: read.oneOf('GATEWAY_TRUST_PROXY', ['on', 'off'], 'off') === 'on',
@@ -218,6 +221,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     documents: readDocuments(read),
   };
+}
+
+// A bound well above any core count a gateway host has: 1000 is a typo, not a plan.
+const MAX_WORKERS = 256;
+
+function readWorkers(raw: string | undefined): number {
+  if (raw === undefined) return 1;
+  if (raw.toLowerCase() === 'auto') return Math.min(MAX_WORKERS, availableParallelism());
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= 1 && value <= MAX_WORKERS))
+    throw new ConfigError('GATEWAY_WORKERS', `must be a whole number from 1 to ${MAX_WORKERS}, or "auto" (one per core), got "${raw}"`);
+  return value;
 }
 
 function readDocuments(read: Reader): DocumentsConfig {

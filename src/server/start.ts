@@ -12,6 +12,7 @@ import { controlSocketPath } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import { lockHolder } from '../platform/db/embedded.js';
 import { existsSync } from 'node:fs';
+import type { WorkerIdentity } from './workers.js';
 
 export interface ServerOptions {
   /** Where request logs go (tests capture them); stdout by default. */
@@ -33,6 +34,11 @@ export interface ServerOptions {
    * the data dir while this server runs.
    */
   commands?: (ctx: AppContext, command: string, args: unknown) => Promise<Record<string, unknown>>;
+  /**
+   * Set in a worker of several (server/workers.ts): its lines carry `[worker N]`, and
+   * only the first worker prints the whole banner (the others, their one start line).
+   */
+  worker?: WorkerIdentity;
 }
 
 export interface RunningServer {
@@ -53,7 +59,9 @@ const SAME_SIGNAL_MS = 500;
 const CLI_LOCK_WAIT_MS = 15_000;
 
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
-  const print = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const basePrint = options.print ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const { worker } = options;
+  const print = worker ? (line: string) => basePrint(line && `[worker ${worker.id}] ${line}`) : basePrint;
   // Certificate problems are configuration problems: report them before touching the database.
   const tls = await loadTls(config);
   if (!config.databaseUrl) await waitForCliToFinish(config.dataDir, print);
@@ -113,7 +121,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       return closing;
     },
   };
-  for (const line of banner(running, config, options.cliCommand ?? 'gateway')) print(line);
+  const lines = banner(running, config, options.cliCommand ?? 'gateway', worker);
+  for (const line of worker && worker.id !== 1 ? lines.filter((line) => / is running at /.test(line)) : lines) print(line);
   return running;
 }
 
@@ -153,9 +162,10 @@ function publicUrl(app: FastifyInstance, config: Config, https: boolean): string
   return `${https ? 'https' : 'http'}://${host}:${port}`;
 }
 
-function banner(server: RunningServer, config: Config, cli: string): string[] {
+function banner(server: RunningServer, config: Config, cli: string, worker: WorkerIdentity | undefined): string[] {
   const { ctx, tls } = server;
-  const lines = ['', `Gateway ${VERSION} is running at ${server.url}`, `  health:    ${server.url}/health`];
+  const which = worker ? ` (worker ${worker.id}, pid ${process.pid}; ${worker.count} workers)` : '';
+  const lines = ['', `Gateway ${VERSION} is running at ${server.url}${which}`, `  health:    ${server.url}/health`];
   if (!tls) lines.push('  TLS:       off (GATEWAY_TLS=off): serve behind a TLS-terminating proxy');
   else if (tls.source === 'operator') lines.push(`  TLS:       certificate from ${tls.certFile}`);
   else {
