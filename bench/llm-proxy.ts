@@ -30,6 +30,14 @@
 // proxy only), BENCH_CPU_PROF (a directory: profile the gateway child with
 // --cpu-prof; summarize with bench/support/cpuprofile-top.ts).
 // Results: stdout, and bench/results/llm-proxy-<time>.json.
+//
+// BENCH_WORKERS (a list of worker counts, e.g. `1,2`) runs another measurement instead:
+// the gateway's chat throughput (JSON and stream) with that many worker processes
+// (GATEWAY_WORKERS), started with `node bin/gateway.js start` on a throwaway PostgreSQL
+// and redis-server the bench starts on loopback (several workers run only there),
+// rounds interleaving the counts (BENCH_ROUNDS, BENCH_DURATION, BENCH_WARMUP,
+// BENCH_CONNECTIONS, BENCH_LOG_LEVEL apply); it prints req/s for each and the ratio.
+// Results: bench/results/llm-workers-<time>.json (bench/support/workers-bench.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -49,6 +57,7 @@ import {
 } from './support/llm-measure.js';
 import { boundedInt, fmt } from './support/stats.js';
 import { printReport, verdicts, type SaturationRow } from './support/llm-report.js';
+import { benchWorkers } from './support/workers-bench.js';
 
 const ROUNDS = boundedInt('BENCH_ROUNDS', 3, 1, 20);
 const DURATION = boundedInt('BENCH_DURATION', 5, 1, 120);
@@ -63,6 +72,39 @@ const SILENT = (process.env.BENCH_SILENT || 'on') === 'on' && LOG_LEVEL !== 'sil
 const WITH_GATEWAY = (process.env.BENCH_GATEWAY || 'on') === 'on';
 const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 const MODES = ['json', 'stream'] as const;
+const WORKER_COUNTS = parseWorkerCounts(process.env.BENCH_WORKERS);
+
+function parseWorkerCounts(raw: string | undefined): number[] | undefined {
+  if (!raw) return undefined;
+  const counts = raw.split(',').map((s) => Number(s.trim()));
+  if (counts.some((n) => !Number.isInteger(n) || n < 1 || n > 64))
+    throw new Error(`BENCH_WORKERS must list worker counts like 1,2, got "${raw}"`);
+  return counts;
+}
+
+async function mainWorkers(counts: number[]): Promise<void> {
+  console.log(`gateway ${VERSION} LLM proxy bench, by worker count: node ${process.version}, ${os.cpus().length} CPUs`);
+  const upstream = await startChild<{ url: string }>('instant upstream', './instant-upstream.ts');
+  try {
+    const rows = await benchWorkers({
+      counts,
+      upstreamUrl: upstream.info.url,
+      rounds: ROUNDS,
+      connections: CONNECTIONS,
+      seconds: DURATION,
+      warmupSeconds: WARMUP,
+      logLevel: LOG_LEVEL,
+    });
+    const resultsDir = path.join(path.dirname(new URL(import.meta.url).pathname), 'results');
+    mkdirSync(resultsDir, { recursive: true });
+    const file = path.join(resultsDir, `llm-workers-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+    const settings = { rounds: ROUNDS, connections: CONNECTIONS, durationSeconds: DURATION, warmupSeconds: WARMUP, logLevel: LOG_LEVEL };
+    writeFileSync(file, JSON.stringify({ version: VERSION, node: process.version, cpus: os.cpus().length, settings, rows }, null, 2));
+    console.log(`results written to ${path.relative(process.cwd(), file)}`);
+  } finally {
+    await upstream.stop();
+  }
+}
 
 async function main(): Promise<void> {
   if (process.platform !== 'linux') throw new Error('the benchmark reads CPU time from /proc: Linux only');
@@ -177,4 +219,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+await (WORKER_COUNTS ? mainWorkers(WORKER_COUNTS) : main());
