@@ -83,6 +83,8 @@ const FIRST_RESTART_DELAY_MS = 500;
 const MAX_RESTART_DELAY_MS = 30_000;
 const MAX_CRASHES = 5;
 const CRASH_WINDOW_MS = 60_000;
+/** As server/start.ts: within this time, a repeated signal is the same stop request delivered twice. */
+const SAME_SIGNAL_MS = 500;
 /** Beyond the workers' grace for model calls, their own shutdown limit (server/start.ts) and a margin. */
 const STOP_MARGIN_MS = 15_000;
 
@@ -159,12 +161,18 @@ export function runPrimary(options: PrimaryOptions): Promise<number> {
 
   // Every worker gets the signal (a terminal's Ctrl-C reaches them directly too: a worker
   // takes the same signal arriving twice at once as one request, see server/start.ts).
+  // A repeat here within SAME_SIGNAL_MS is that same request come twice (`gateway start`
+  // passes on what the terminal also sent); a later one, or another, is passed on, and
+  // makes the workers end at once.
+  let first: { signal: NodeJS.Signals; at: number } | undefined;
   const stop = (signal: NodeJS.Signals | undefined, reason: string) => {
     if (phase === 'stopping') {
-      if (signal) for (const worker of live) worker.process.kill(signal);
+      if (!signal || (first && signal === first.signal && Date.now() - first.at < SAME_SIGNAL_MS)) return;
+      for (const worker of live) worker.process.kill(signal);
       return;
     }
     phase = 'stopping';
+    if (signal) first = { signal, at: Date.now() };
     print(reason);
     for (const timer of restarts) clearTimeout(timer);
     restarts.clear();

@@ -24,11 +24,13 @@ interface Started extends Pick<OutputWatch, 'output' | 'stdout' | 'waitFor'> {
 }
 
 /** `node bin/gateway.js start` with only the environment given (and PATH, HOME). */
-function startBin(env: Record<string, string>): Started {
+function startBin(env: Record<string, string>, options: { detached?: boolean } = {}): Started {
   const child = spawn(process.execPath, [BIN, 'start'], {
     cwd: REPO_ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', GATEWAY_TLS: 'off', PORT: '0', GATEWAY_LOCAL_ENGINE: 'off', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that a test can signal the group as a terminal's Ctrl-C does.
+    detached: options.detached ?? false,
   });
   started.add(child.pid!);
   const watch = watchOutput(child);
@@ -140,13 +142,14 @@ describe('two workers on PostgreSQL and Redis', { skip: clusterSkip }, () => {
   let gateway: Started;
   let url: string;
   let workers: number[];
+  let env: Record<string, string>;
   // A new connection per request: the primary hands connections to the workers in turn.
   const call = (method: string, route: string, headers: Record<string, string> = {}, json?: unknown) =>
     request(`${url}${route}`, { method, headers: { connection: 'close', ...headers }, ...(json !== undefined ? { json } : {}) });
 
   before(async () => {
     data = await freshDataDir();
-    gateway = startBin({
+    env = {
       ...data.env,
       REDIS_URL: process.env.TEST_REDIS_URL!,
       GATEWAY_WORKERS: '2',
@@ -154,7 +157,8 @@ describe('two workers on PostgreSQL and Redis', { skip: clusterSkip }, () => {
       GATEWAY_TENANT: 'workers',
       GATEWAY_ADMIN_USERNAME: 'admin',
       GATEWAY_ADMIN_PASSWORD: 'workers-admin-password-1',
-    });
+    };
+    gateway = startBin(env);
     [, url] = (await gateway.waitFor(/\[worker 1\] Gateway \S+ is running at (http:\/\/127\.0\.0\.1:\d+)/)) as [string, string];
     const [, a, b] = await gateway.waitFor(/All 2 workers are serving \(pids (\d+), (\d+)\)/);
     workers = [Number(a), Number(b)];
@@ -219,5 +223,15 @@ describe('two workers on PostgreSQL and Redis', { skip: clusterSkip }, () => {
     assert.equal(output.match(/\] Stopped\./g)?.length, 2, output);
     assert.match(output, /All workers stopped\./);
     for (const pid of workers) assert.equal(alive(pid), false, `worker ${pid} ended`);
+  });
+
+  it("a terminal's Ctrl-C, which reaches every process, is one graceful stop", async () => {
+    const again = startBin(env, { detached: true });
+    const [, a, b] = await again.waitFor(/All 2 workers are serving \(pids (\d+), (\d+)\)/);
+    process.kill(-again.pid, 'SIGINT'); // the whole process group, as a terminal does
+    assert.deepEqual(await again.ended, { code: 0, signal: null });
+    assert.doesNotMatch(again.output(), /again: exiting now/);
+    assert.equal(again.output().match(/\] Stopped\./g)?.length, 2, again.output());
+    for (const pid of [a, b]) assert.equal(alive(Number(pid)), false, `worker ${pid} ended`);
   });
 });
