@@ -234,4 +234,22 @@ describe('two workers on PostgreSQL and Redis', { skip: clusterSkip }, () => {
     assert.equal(again.output().match(/\] Stopped\./g)?.length, 2, again.output());
     for (const pid of [a, b]) assert.equal(alive(Number(pid)), false, `worker ${pid} ended`);
   });
+
+  it('workers that keep dying end `gateway start` with status 1 rather than restarting forever', async () => {
+    const looping = startBin(env);
+    await looping.waitFor(/All 2 workers are serving/);
+    const [primary] = childrenOf(looping.pid);
+    assert.ok(primary !== undefined);
+    // Every worker the primary has, killed as soon as it is seen, replacements included.
+    while (alive(primary)) {
+      for (const worker of existsSync(`/proc/${primary}`) ? childrenOf(primary) : []) {
+        try {
+          process.kill(worker, 'SIGKILL');
+        } catch {}
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.deepEqual(await looping.ended, { code: 1, signal: null });
+    assert.match(looping.output(), /Workers ended unexpectedly 6 times within 60 s: stopping\./);
+  });
 });
