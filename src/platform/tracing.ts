@@ -29,6 +29,25 @@ export interface RequestSpan {
   updateName(name: string): void;
 }
 
+/** instrumentation-http's own list (cloud signatures), and the names a credential goes by. */
+const REDACTED_QUERY_PARAMS = [
+  'sig',
+  'Signature',
+  'AWSAccessKeyId',
+  'X-Goog-Signature',
+  'X-Amz-Signature',
+  'X-Amz-Credential',
+  'X-Amz-Security-Token',
+  'key',
+  'api_key',
+  'api-key',
+  'apikey',
+  'apiKey',
+  'token',
+  'access_token',
+  'password',
+];
+
 let sdk: NodeSDK | undefined;
 let activeSpan: (() => RequestSpan | undefined) | undefined;
 
@@ -67,8 +86,10 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
     logRecordProcessors: [],
     instrumentations: [
       // Headers are never recorded (no headersToSpanAttributes): they carry the credentials.
-      new HttpInstrumentation(),
-      new UndiciInstrumentation(),
+      // The API takes none in the query string, but a client may put one there by mistake.
+      new HttpInstrumentation({ redactedQueryParamsServer: REDACTED_QUERY_PARAMS }),
+      // Engine calls within a request; the health checks of the nodes start no trace of their own.
+      new UndiciInstrumentation({ requireParentforSpans: true }),
       // Statements with their $n placeholders, never the values bound to them
       // (enhancedDatabaseReporting stays off): values include key hashes and user content.
       // Queries outside a traced request (background work, pool upkeep) start no trace of their own.

@@ -203,6 +203,13 @@ describe('OpenTelemetry traces', () => {
     for (const span of queries) assert.ok(descendsFromServer(span), span.name);
     assert.ok(queries.some((s) => typeof (s.attributes['db.statement'] ?? s.attributes['db.query.text']) === 'string'));
 
+    // A credential sent in the query string by mistake is redacted from the URL recorded.
+    assert.equal((await request(`${url}/health?api_key=${key}&token=${ADMIN_PASSWORD}`)).status, 200);
+    await until(
+      () => `the /health span in ${names()}`,
+      () => collector.spans().find((s) => s.attributes['http.route'] === '/health'),
+    );
+
     gateway.child.kill('SIGTERM');
     assert.equal(await gateway.exited, 0, gateway.output());
 
@@ -211,6 +218,11 @@ describe('OpenTelemetry traces', () => {
     for (const secret of [key, key.slice(-12), ENGINE_KEY, ADMIN_PASSWORD, 'Say something traceable', 'Bearer'])
       assert.equal(exported.includes(secret), false, `"${secret}" is in the exported spans`);
     assert.equal(/authorization|x-api-key/i.test(collector.resources().join('\n')), false);
+    // Background work (the nodes' health checks here) starts no trace of its own: every exported span belongs to a request.
+    assert.ok(
+      collector.spans().every((s) => s.kind === 2 || s.parentSpanId),
+      names(),
+    );
     // The probe sees the OpenTelemetry modules when tracing is on (so its silence below means something).
     assert.ok(loadedModules(probeOut).some((file) => file.includes('@opentelemetry')));
   });
