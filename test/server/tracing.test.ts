@@ -55,7 +55,16 @@ async function startCollector() {
       );
     });
   const resources = () => bodies.map((entry) => entry.slice(entry.indexOf('\n', entry.indexOf('\n') + 1) + 1));
-  return { url, bodies, spans, resources, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  const serviceNames = () => [
+    ...new Set(
+      bodies.flatMap((entry) =>
+        (JSON.parse(entry.slice(entry.indexOf('\n', entry.indexOf('\n') + 1) + 1)).resourceSpans ?? []).map(
+          (rs: any) => rs.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue,
+        ),
+      ),
+    ),
+  ];
+  return { url, bodies, spans, resources, serviceNames, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** `node bin/gateway.js start` with only the environment given; a probe reports the modules it loaded at exit. */
@@ -215,16 +224,44 @@ describe('OpenTelemetry traces', () => {
 
     // Nothing secret in what was exported: credentials, the engine's key, the bodies.
     const exported = collector.bodies.join('\n');
-    for (const secret of [key, key.slice(-12), ENGINE_KEY, ADMIN_PASSWORD, 'Say something traceable', 'Bearer'])
-      assert.equal(exported.includes(secret), false, `"${secret}" is in the exported spans`);
+    const databasePassword = data.env.DATABASE_URL ? decodeURIComponent(new URL(data.env.DATABASE_URL).password) : '';
+    const secrets = [key, key.slice(-12), ENGINE_KEY, ADMIN_PASSWORD, 'Say something traceable', 'Bearer', databasePassword];
+    for (const secret of secrets.filter(Boolean)) assert.equal(exported.includes(secret), false, `"${secret}" is in the exported spans`);
     assert.equal(/authorization|x-api-key/i.test(collector.resources().join('\n')), false);
     // Background work (the nodes' health checks here) starts no trace of its own: every exported span belongs to a request.
     assert.ok(
       collector.spans().every((s) => s.kind === 2 || s.parentSpanId),
       names(),
     );
+    assert.deepEqual(collector.serviceNames(), ['gateway']);
     // The probe sees the OpenTelemetry modules when tracing is on (so its silence below means something).
     assert.ok(loadedModules(probeOut).some((file) => file.includes('@opentelemetry')));
+  });
+
+  it('exports the spans still buffered when it stops gracefully; the standard OTEL_* variables apply (OTEL_SERVICE_NAME)', async () => {
+    const data = await freshData();
+    const gateway = startGateway(
+      {
+        ...baseEnv(data),
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/v1/traces`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_SERVICE_NAME: 'gateway-eu-1',
+        // Far longer than the test: only the stop can send them.
+        OTEL_BSP_SCHEDULE_DELAY: '600000',
+      },
+      path.join(dir, 'stop.jsonl'),
+    );
+    const [, url] = await gateway.waitFor(/is running at (http:\/\/127\.0\.0\.1:\d+)/);
+    const before = collector.bodies.length;
+    const correlationId = 'trace-test-stop';
+    assert.equal((await request(`${url}/health`, { headers: { 'x-correlation-id': correlationId } })).status, 200);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(collector.bodies.length, before, 'nothing exported before the stop');
+    gateway.child.kill('SIGTERM');
+    assert.equal(await gateway.exited, 0, gateway.output());
+    const span = collector.spans().find((s) => s.attributes['gateway.correlation_id'] === correlationId);
+    assert.equal(span?.name, 'GET /health');
+    assert.ok(collector.serviceNames().includes('gateway-eu-1'));
   });
 
   it('without OTEL_EXPORTER_OTLP_ENDPOINT, loads no OpenTelemetry module and exports nothing', async () => {
