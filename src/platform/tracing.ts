@@ -51,6 +51,11 @@ const REDACTED_QUERY_PARAMS = [
 let sdk: NodeSDK | undefined;
 let activeSpan: (() => RequestSpan | undefined) | undefined;
 
+/** Whether startTracing ran in this process. */
+export function tracingActive(): boolean {
+  return sdk !== undefined;
+}
+
 /**
  * The current request's span, read where a hook runs; undefined when tracing is off,
  * so that the edge registers no hook at all then (off costs nothing per request).

@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { TEST_TMP } from '../helpers/paths.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
-import { REPO_ROOT, cliJson, dataDirsForSuite, request, watchOutput } from '../cli/helpers.js';
+import { REPO_ROOT, cliJson, dataDirsForSuite, killChildren, request, startCliServer, watchOutput } from '../cli/helpers.js';
 
 const BIN = path.join(REPO_ROOT, 'bin/gateway.js');
 const MODEL = 'trace-model';
@@ -130,6 +130,7 @@ describe('OpenTelemetry traces', () => {
     collector = await startCollector();
   });
   after(async () => {
+    killChildren();
     await engine.close();
     await collector.close();
   });
@@ -262,6 +263,18 @@ describe('OpenTelemetry traces', () => {
     const span = collector.spans().find((s) => s.attributes['gateway.correlation_id'] === correlationId);
     assert.equal(span?.name, 'GET /health');
     assert.ok(collector.serviceNames().includes('gateway-eu-1'));
+  });
+
+  it('started without bin/gateway.js (npm run dev), says that it exports no traces', async () => {
+    const data = await freshData();
+    const server = startCliServer({ ...data.env, PORT: '0', GATEWAY_TLS: 'off', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url });
+    try {
+      await server.waitFor(/warning: OTEL_EXPORTER_OTLP_ENDPOINT is set, but traces start only with bin\/gateway\.js/);
+      await server.waitFor(/is running at/);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
   });
 
   it('without OTEL_EXPORTER_OTLP_ENDPOINT, loads no OpenTelemetry module and exports nothing', async () => {
