@@ -213,6 +213,24 @@ describe('OpenTelemetry traces', () => {
     for (const span of queries) assert.ok(descendsFromServer(span), span.name);
     assert.ok(queries.some((s) => typeof (s.attributes['db.statement'] ?? s.attributes['db.query.text']) === 'string'));
 
+    // A streamed answer (the reply hijacked, written by the handler) is traced alike.
+    const streamed = await fetch(`${url}/api/llm/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'application/json', 'x-correlation-id': 'trace-test-stream' },
+      body: JSON.stringify({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'Say something traceable' }] }),
+    });
+    assert.equal(streamed.status, 200);
+    assert.match(await streamed.text(), /\[DONE\]/);
+    const streamSpan = await until(
+      () => `the server span of the streamed request in ${names()}`,
+      () => collector.spans().find((s) => s.attributes['gateway.correlation_id'] === 'trace-test-stream'),
+    );
+    assert.equal(streamSpan.attributes['gateway.tenant_id'], tenantId);
+    await until(
+      () => `the streamed request's engine span in ${names()}`,
+      () => collector.spans().find((s) => s.traceId === streamSpan.traceId && s.parentSpanId === streamSpan.spanId && s.kind === 3),
+    );
+
     // A credential sent in the query string by mistake is redacted from the URL recorded.
     assert.equal((await request(`${url}/health?api_key=${key}&token=${ADMIN_PASSWORD}`)).status, 200);
     await until(
