@@ -71,8 +71,10 @@ export function requestSpans(): (() => RequestSpan | undefined) | undefined {
  */
 export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   if (sdk) return;
-  // ESM imports of `node:http` and `pg` reach the instrumentations only through this
-  // loader hook; limited to the hooked packages, every other module loads untouched.
+  // OpenTelemetry's documented hook for ES modules (import-in-the-middle). On Node 20 an
+  // ESM import of `pg` also passes through the CommonJS loader, where require-in-the-middle
+  // sees it (traces came through without the hook, tried), but that is the loader's detail,
+  // not a promise. Limited to the hooked packages: every other module loads untouched.
   const { register } = await import('node:module');
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url, {
     data: { include: ['http', 'https', 'node:http', 'node:https', 'pg', 'pg-pool'] },

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { TEST_TMP } from '../helpers/paths.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
+import { tracingRequested } from '../../src/platform/tracing.js';
 import { REPO_ROOT, cliJson, dataDirsForSuite, killChildren, request, startCliServer, watchOutput } from '../cli/helpers.js';
 
 const BIN = path.join(REPO_ROOT, 'bin/gateway.js');
@@ -115,6 +116,21 @@ function loadedModules(probeOut: string): string[] {
     .split('\n')
     .flatMap((line) => JSON.parse(line).loaded as string[]);
 }
+
+describe('when traces are on', () => {
+  it('an OTLP endpoint (all signals or traces only) turns them on; OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none keep them off', () => {
+    const endpoint = 'http://collector:4318';
+    assert.equal(tracingRequested({}), false);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }), false);
+    assert.equal(tracingRequested({ OTEL_SERVICE_NAME: 'gateway', OTEL_TRACES_SAMPLER: 'always_on' }), false);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }), true);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces` }), true);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'TRUE' }), false);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_SDK_DISABLED: 'false' }), true);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_EXPORTER: 'none' }), false);
+    assert.equal(tracingRequested({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_TRACES_EXPORTER: 'otlp' }), true);
+  });
+});
 
 describe('OpenTelemetry traces', () => {
   const freshData = dataDirsForSuite();
