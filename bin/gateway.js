@@ -37,6 +37,13 @@ if (missing.length > 0) {
   const { rerunWithFlags } = await import(new URL(`start-flags.${ext}`, base).href);
   process.exitCode = await rerunWithFlags(missing);
 } else {
+  // Traces (OTEL_EXPORTER_OTLP_ENDPOINT) start before the CLI's modules load, so that the
+  // instrumentations hook node:http and pg ahead of their first import. Without an
+  // endpoint no OpenTelemetry module is loaded at all.
+  if (process.argv[2] === 'start') {
+    const tracing = await import(new URL(`../platform/tracing.${ext}`, base).href);
+    if (tracing.tracingRequested(process.env)) await tracing.startTracing(process.env);
+  }
   const { main } = await import(new URL(`main.${ext}`, base).href);
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -11,6 +11,7 @@ import { executeCommand } from './execute.js';
 import { VERSION } from '../context.js';
 import { modelsCommand, MODELS_USAGE } from './models.js';
 import { missingStartFlags } from './start-flags.js';
+import { tracingActive, tracingRequested } from '../platform/tracing.js';
 
 const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
 
@@ -77,6 +78,11 @@ async function start(argv: string[], cli: string): Promise<number> {
     return 0;
   }
   const config: Config = loadConfig(process.env);
+  // Traces start in bin/gateway.js, before this module loads node:http and pg (platform/tracing.ts).
+  if (tracingRequested(process.env) && !tracingActive())
+    process.stderr.write(
+      'warning: OTEL_EXPORTER_OTLP_ENDPOINT is set, but traces start only with bin/gateway.js (gateway start, npm start): none from this process.\n',
+    );
   // Loaded here, not at the top: the record commands should not pay for the whole server.
   const { planWorkers, reportReady, runPrimary, workerIdentity } = await import('../server/workers.js');
   const worker = workerIdentity(config);
@@ -217,6 +223,8 @@ function startHelp(cli: string): string {
     '  GATEWAY_TLS_CERT, GATEWAY_TLS_KEY   your own certificate and key files (PEM)',
     '  GATEWAY_TENANT, GATEWAY_ADMIN_USERNAME, GATEWAY_ADMIN_PASSWORD, GATEWAY_ADMIN_EMAIL',
     '                     create the first tenant and its administrator on an empty database',
+    '  OTEL_EXPORTER_OTLP_ENDPOINT   export OpenTelemetry traces to this OTLP collector (off when unset;',
+    '                     the other standard OTEL_* variables apply)',
   ].join('\n');
 }
 

@@ -32,6 +32,7 @@ import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
 import { apiDocsRoutes, collectApiSchemas, declareDocsRoutesPublic } from './api-docs.js';
+import { markRequestSpans, markTenantOnSpans } from './request-spans.js';
 
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 1000;
@@ -132,6 +133,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     });
   }
 
+  markRequestSpans(app);
   app.addHook('onRequest', async (request, reply) => {
     // On the raw response: Node merges it into every reply Fastify sends, and event
     // streams that hijack the reply and write to it directly carry it too.
@@ -188,6 +190,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(apiDocsRoutes, { docs: config.apiDocs });
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
+    markTenantOnSpans(areas);
     await areas.register(sessionRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(twoFactorRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(tenantRoutes, { prefix: '/api/auth', deps: ctx });

@@ -13,6 +13,7 @@ import { startControlServer, type ControlServer } from './control-server.js';
 import { lockHolder } from '../platform/db/embedded.js';
 import { existsSync } from 'node:fs';
 import type { WorkerIdentity } from './workers.js';
+import { stopTracing } from '../platform/tracing.js';
 
 export interface ServerOptions {
   /** Where request logs go (tests capture them); stdout by default. */
@@ -114,6 +115,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           await control?.close();
           await app!.close();
           await ctx.close();
+          // Last: the spans of the stop itself (usage written, streams ended) are exported too.
+          await stopTracing();
         } finally {
           signals?.remove();
         }
