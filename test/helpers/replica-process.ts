@@ -17,6 +17,8 @@ import { tenantLlmSettings } from '../../src/areas/llm/settings/service.js';
 import { CLI, REPO_ROOT, watchOutput } from '../cli/helpers.js';
 
 export interface GatewayProcess {
+  /** Its name, also its PostgreSQL application_name (PGAPPNAME): pg_stat_activity tells which replica holds what. */
+  name: string;
   url: string;
   child: ChildProcess;
   dataDir: string;
@@ -68,12 +70,13 @@ export async function startReplicaSet(env: Record<string, string> = {}): Promise
   const config = loadConfig({ ...shared, GATEWAY_DATA_DIR: seederDir });
   const db = await openDatabase({ dataDir: seederDir, databaseUrl: database.url!, poolSize: 4 });
   const started: GatewayProcess[] = [];
+  let count = 0;
   return {
     env: shared,
     db,
     ctx: { db, secrets: deriveSecrets(config.secret!), tenantSettings: tenantLlmSettings, config },
     async start(own = {}) {
-      const replica = await startGatewayProcess({ ...shared, ...own });
+      const replica = await startGatewayProcess({ PGAPPNAME: `gateway-replica-${++count}`, ...shared, ...own });
       started.push(replica);
       return replica;
     },
@@ -89,7 +92,7 @@ export async function startReplicaSet(env: Record<string, string> = {}): Promise
 /** `gateway start` as a child process with `env` (and a data dir of its own); resolves once it serves. */
 export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const dataDir = mkdtempSync(path.join(TEST_TMP, 'replica-'));
-  const full = { ...env, GATEWAY_DATA_DIR: dataDir };
+  const full: Record<string, string> = { ...env, GATEWAY_DATA_DIR: dataDir };
   // The parent's own settings must not leak into the child: only what the test gave.
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !/^(GATEWAY_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|OTEL_)/.test(k)),
@@ -122,6 +125,7 @@ export async function startGatewayProcess(env: Record<string, string>): Promise<
     throw error;
   }
   return {
+    name: full.PGAPPNAME ?? `gateway-${child.pid}`,
     url,
     child,
     dataDir,

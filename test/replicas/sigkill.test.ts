@@ -76,34 +76,41 @@ describe('a replica killed with SIGKILL mid-job', { skip }, () => {
       .filter((line) => line.includes(`ingestion: ${id} ready`)).length;
 
   it('a document whose replica died in its final write is finished once by another replica', async (t) => {
-    const a = await set.start();
-    const made = await a.request('POST', '/api/os/workspaces', { apiKey: key, json: { name: 'Harbour' } });
+    // Both replicas idle first: the one that did not take the upload looks again within a lease.
+    const replicas = [await set.start(), await set.start()];
+    const made = await replicas[0]!.request('POST', '/api/os/workspaces', { apiKey: key, json: { name: 'Harbour' } });
     assert.equal(made.status, 201, made.text);
     workspaceId = made.body.id;
 
-    // The test holds the chunks table, so A's final write waits inside its transaction:
-    // the document locked by A, its chunks half written. A is killed right there.
+    // The test holds the chunks table, so the final write waits inside its transaction: the
+    // document locked by the replica writing it, its chunks half written. It is killed there.
     const blocker = new pg.Client({ connectionString: set.env.DATABASE_URL });
     await blocker.connect();
     let id: string;
+    let holder: GatewayProcess;
     try {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE chunks IN SHARE MODE');
-      id = await upload(a, 'harbour.md');
+      id = await upload(replicas[0]!, 'harbour.md');
+      let writing: string | undefined;
       await eventually(
-        'A waiting in its final write',
-        async () =>
-          (
-            await set.db.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO chunks%'`,
-            )
-          )[0]!.n === 1,
+        'a replica waiting in its final write',
+        async () => {
+          const rows = await set.db.query<{ application_name: string }>(
+            `SELECT application_name FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE 'INSERT INTO chunks%'`,
+          );
+          writing = rows[0]?.application_name;
+          return rows.length === 1;
+        },
         20_000,
       );
-      // B starts only now, so A (the replica that took the upload) is the one that claimed it.
-      survivor = await set.start();
+      // The replica that took the upload claims it at once; the other could only in the same millisecond.
+      holder = replicas.find((r) => r.name === writing)!;
+      assert.ok(holder, `the writer ${writing} is one of the replicas`);
+      survivor = replicas.find((r) => r !== holder)!;
       assert.equal((await documentOn(survivor, id)).status, 'processing');
-      await a.kill();
+      await holder.kill();
     } finally {
       await blocker.query('ROLLBACK').catch(() => {});
       await blocker.end();
@@ -112,7 +119,7 @@ describe('a replica killed with SIGKILL mid-job', { skip }, () => {
     const killedAt = Date.now();
     let doc: any;
     await eventually(
-      'B finishes the document',
+      'the survivor finishes the document',
       async () => {
         doc = await documentOn(survivor, id);
         return doc.status === 'ready' || doc.status === 'failed';
@@ -140,9 +147,9 @@ describe('a replica killed with SIGKILL mid-job', { skip }, () => {
               (SELECT attempts FROM documents WHERE id = $1) AS attempts`,
       [id],
     );
-    assert.deepEqual(rows, { n: expected, distinct_index: expected, attempts: 2 }, 'one claim by A, one by B; no duplicate chunk rows');
-    assert.equal(readyLines(a, id), 0, 'A never finished it');
-    assert.equal(readyLines(survivor, id), 1, 'B finished it once');
+    assert.deepEqual(rows, { n: expected, distinct_index: expected, attempts: 2 }, 'one claim by each replica; no duplicate chunk rows');
+    assert.equal(readyLines(holder, id), 0, 'the killed replica never finished it');
+    assert.equal(readyLines(survivor, id), 1, 'the survivor finished it once');
     const [stuck] = await set.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE status IN ('queued', 'processing')`);
     assert.equal(stuck!.n, 0, 'no document left queued or processing');
   });
@@ -184,7 +191,7 @@ describe('a replica killed with SIGKILL mid-job', { skip }, () => {
 
     let run: OpenAI.Beta.Threads.Run | undefined;
     await eventually(
-      'B ends the run',
+      'the survivor ends the run',
       async () => {
         run = await onB.beta.threads.runs.retrieve(runId, { thread_id: threadId });
         return run.status !== 'in_progress';
