@@ -148,6 +148,8 @@ describe('a replica killed with SIGKILL mid-job', { skip }, () => {
       [id],
     );
     assert.deepEqual(rows, { n: expected, distinct_index: expected, attempts: 2 }, 'one claim by each replica; no duplicate chunk rows');
+    // The log line follows the commit that the API already shows.
+    await survivor.waitFor(new RegExp(`ingestion: ${id} ready`), 10_000);
     assert.equal(readyLines(holder, id), 0, 'the killed replica never finished it');
     assert.equal(readyLines(survivor, id), 1, 'the survivor finished it once');
     const [stuck] = await set.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM documents WHERE status IN ('queued', 'processing')`);
