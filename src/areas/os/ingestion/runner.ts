@@ -91,7 +91,7 @@ export class IngestionRunner {
           await this.run(doc);
           didWork = true;
         } else {
-          didWork = await reembedStep(this.deps);
+          didWork = await reembedStep({ ...this.deps, leaseSeconds: this.leaseSeconds });
         }
       } catch (error) {
         // The database is away (shutting down, a restart): wait and look again.
