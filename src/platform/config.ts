@@ -43,6 +43,12 @@ export interface Config {
     shutdownGraceMs: number;
   };
   lastUsedFlushSeconds: number;
+  /**
+   * Background work held under a database lease (document ingestion, runs): renewed
+   * every third of it; a replica that dies has its work taken over (ingestion) or
+   * ended (runs) by another once the lease has run out.
+   */
+  jobLeaseSeconds: number;
   llm: LlmConfig;
   documents: DocumentsConfig;
 }
@@ -198,6 +204,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownGraceMs: read.int('GATEWAY_SHUTDOWN_GRACE_SECONDS', 8, 0, 3600) * 1000,
     },
     lastUsedFlushSeconds: read.int('GATEWAY_LAST_USED_FLUSH_SECONDS', 30, 1, 3600),
+    jobLeaseSeconds: read.int('GATEWAY_JOB_LEASE_SECONDS', 30, 3, 3600),
     llm: {
       nodes: readNodes(read.string('GATEWAY_NODES')),
       nodeDenyCidrs: read.cidrList('GATEWAY_NODE_DENY_CIDRS', DEFAULT_NODE_DENY_CIDRS),

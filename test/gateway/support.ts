@@ -2,14 +2,14 @@
 // HTTP (fetch normalises `..`, `//` and casing issues away, a raw request does not).
 import http from 'node:http';
 import net from 'node:net';
-import type { TestGateway } from '../helpers/gateway.js';
+import type { Seedable, TestGateway } from '../helpers/gateway.js';
 export { tokenFor } from '../helpers/gateway.js';
 import { issueApiKey } from '../../src/areas/auth/api-keys/service.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An active API key for the tenant, issued by the key service exactly as the management route and the CLI do. */
-export async function createApiKey(gw: TestGateway, tenantId: string, name = 'edge-test'): Promise<{ id: string; key: string }> {
+export async function createApiKey(gw: Seedable, tenantId: string, name = 'edge-test'): Promise<{ id: string; key: string }> {
   const { id, key } = await issueApiKey(gw.ctx, tenantId, { name }, null);
   return { id, key };
 }

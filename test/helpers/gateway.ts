@@ -85,25 +85,7 @@ async function launch(dataDir: string, database: { drop(): Promise<void> }, env:
     dataDir,
     env,
     logs: () => lines.join(''),
-    async request(method, requestPath, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.token) headers.authorization = `Bearer ${options.token}`;
-      if (options.apiKey) headers['x-api-key'] = options.apiKey;
-      let body = options.body;
-      if (options.json !== undefined) {
-        headers['content-type'] ??= 'application/json';
-        body = JSON.stringify(options.json);
-      }
-      const response = await fetch(url + requestPath, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = text ? JSON.parse(text) : undefined;
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, text, body: parsed };
-    },
+    request: (method, requestPath, options) => requestTo(url, method, requestPath, options),
     async restart() {
       await app.close();
       await ctx.close();
@@ -116,6 +98,27 @@ async function launch(dataDir: string, database: { drop(): Promise<void> }, env:
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** One request to the gateway at `url`, its answer read whole (JSON parsed when it is JSON). */
+export async function requestTo(url: string, method: string, requestPath: string, options: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  let body = options.body;
+  if (options.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  const response = await fetch(url + requestPath, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
 }
 
 /**
@@ -153,6 +156,14 @@ export async function freshDatabase(dataDir: string): Promise<{ url?: string; dr
   };
 }
 
+/**
+ * What the seeding helpers need: an in-process TestGateway, or a seeder beside gateway
+ * processes (replica-process.ts) that holds the same database and secret.
+ */
+export interface Seedable {
+  ctx: Pick<AppContext, 'db' | 'secrets' | 'tenantSettings'> & { config: { auth: { issuer: string } } };
+}
+
 export interface SeededTenant {
   tenantId: string;
   admin: { id: string; username: string; password: string };
@@ -160,7 +171,7 @@ export interface SeededTenant {
 
 let seq = 0;
 /** A tenant with one admin user, created through the same services the CLI uses. */
-export async function seedTenant(gw: TestGateway, label = 'acme', roles: RoleName[] = ['admin']): Promise<SeededTenant> {
+export async function seedTenant(gw: Seedable, label = 'acme', roles: RoleName[] = ['admin']): Promise<SeededTenant> {
   const suffix = `${label}${++seq}${randomBytes(2).toString('hex')}`;
   const tenant = await createTenant(gw.ctx, `Tenant ${suffix}`);
   const password = `pw-${randomBytes(9).toString('base64url')}`;
@@ -168,7 +179,7 @@ export async function seedTenant(gw: TestGateway, label = 'acme', roles: RoleNam
   return { tenantId: tenant.id, admin: { id: user.id, username: user.username, password } };
 }
 
-export async function seedUser(gw: TestGateway, tenantId: string, roles: RoleName[] = ['member'], email?: string) {
+export async function seedUser(gw: Seedable, tenantId: string, roles: RoleName[] = ['member'], email?: string) {
   const username = `user-${++seq}${randomBytes(2).toString('hex')}`;
   const password = `pw-${randomBytes(9).toString('base64url')}`;
   const user = await createUser(gw.ctx, { tenantId, username, password, roles, ...(email ? { email } : {}) });
@@ -176,7 +187,7 @@ export async function seedUser(gw: TestGateway, tenantId: string, roles: RoleNam
 }
 
 /** A real access token for a seeded user, issued directly so a test need not go through login. */
-export async function tokenFor(gw: TestGateway, userId: string, tenantId: string): Promise<string> {
+export async function tokenFor(gw: Seedable, userId: string, tenantId: string): Promise<string> {
   return (await new AccessTokens(gw.ctx.secrets, gw.ctx.config.auth.issuer, 5).issue(userId, tenantId)).token;
 }
 

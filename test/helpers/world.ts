@@ -3,7 +3,7 @@
 // admin and an API key. Every person comes with a ready access token, every key with
 // its plaintext. Created through the same services the CLI uses, no HTTP involved.
 import { issueApiKey } from '../../src/areas/auth/api-keys/service.js';
-import { seedTenant, seedUser, tokenFor, type TestGateway } from './gateway.js';
+import { seedTenant, seedUser, tokenFor, type Seedable } from './gateway.js';
 
 export interface WorldUser {
   id: string;
@@ -27,7 +27,7 @@ export interface World {
 }
 
 /** Seeds the world; `label` goes into the tenants' and users' names. No workspace, node or other record is created. */
-export async function seedWorld(gw: TestGateway, label = 'world'): Promise<World> {
+export async function seedWorld(gw: Seedable, label = 'world'): Promise<World> {
   const platform = await seedTenant(gw, `${label}-platform`, ['admin', 'platform_admin']);
   const a = await seedTenant(gw, `${label}-a`);
   const b = await seedTenant(gw, `${label}-b`);

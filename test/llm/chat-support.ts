@@ -36,7 +36,7 @@ export interface PendingRequest {
   destroy(): void;
 }
 
-export function post(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>): PendingRequest {
+export function post(gw: Pick<TestGateway, 'url'>, path: string, json: unknown, headers: Record<string, string>): PendingRequest {
   const { port } = new URL(gw.url);
   const body = JSON.stringify(json);
   const req = http.request({

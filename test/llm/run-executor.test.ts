@@ -11,7 +11,7 @@ import { newId } from '../../src/platform/ids.js';
 import type { Principal } from '../../src/platform/identity.js';
 import { conversationRepository, itemRepository } from '../../src/areas/llm/history/repository.js';
 import { runRepository } from '../../src/areas/llm/runs/repository.js';
-import { endAbandonedRuns } from '../../src/areas/llm/runs/recovery.js';
+import { endAbandonedRuns, INTERRUPTED_MESSAGE } from '../../src/areas/llm/runs/recovery.js';
 import { windowOf } from '../../src/areas/llm/history/trim.js';
 import { RequestAbortController } from '../../src/platform/request-abort.js';
 import { ClientClosedError } from '../../src/areas/llm/calls/client-watch.js';
@@ -32,58 +32,9 @@ describe('run executor', () => {
     await fake?.close();
   });
 
-  /** A thread with one user turn, a queued run and its in_progress assistant item. */
-  async function prepared(question = 'hello there') {
-    const db = gw.ctx.db;
-    const conversation = await conversationRepository.insert(db, {
-      id: newId('thread'),
-      tenant_id: principal.tenantId,
-      owner: principal.subject,
-      surface: 'thread',
-    });
-    await itemRepository.append(db, {
-      id: newId('message'),
-      conversation_id: conversation.id,
-      tenant_id: principal.tenantId,
-      role: 'user',
-      content: question,
-      status: 'completed',
-    });
-    const run = await runRepository.insert(db, {
-      id: newId('run'),
-      tenant_id: principal.tenantId,
-      conversation_id: conversation.id,
-      owner: principal.subject,
-      model: 'exec-model',
-    });
-    assert.ok(await conversationRepository.claimActiveRun(db, conversation.id, run.id));
-    const item = await itemRepository.append(db, {
-      id: newId('message'),
-      conversation_id: conversation.id,
-      tenant_id: principal.tenantId,
-      role: 'assistant',
-      content: '',
-      status: 'in_progress',
-      run_id: run.id,
-    });
-    await runRepository.setMessage(db, run.id, item.id);
-    const messages = await windowOf(db, principal.tenantId, conversation.id, { budgetTokens: 1000 });
-    return { conversation, run, item, messages };
-  }
+  const prepared = (question = 'hello there') => prepareRun(gw, principal, question);
 
-  const generation = (p: Awaited<ReturnType<typeof prepared>>) => ({
-    runId: p.run.id,
-    messageId: p.item.id,
-    conversationId: p.conversation.id,
-    principal,
-    correlationId: 'test',
-    endpoint: 'threads',
-    stream: true,
-    model: 'exec-model',
-    messages: p.messages,
-    maxTokens: 100,
-    temperature: 0.7,
-  });
+  const generation = (p: PreparedRun) => generationOf(p, principal);
 
   it('generates, streams deltas in order, and writes the run and the item once', async () => {
     const p = await prepared();
@@ -210,4 +161,121 @@ describe('run executor', () => {
     const conversation = await conversationRepository.get(gw.ctx.db, principal.tenantId, principal.subject, 'thread', p.conversation.id);
     assert.equal(conversation?.active_run_id, null);
   });
+});
+
+// Several replicas: the sweep of one must never end a run another still executes, and a
+// replica that stalled past its lease (its run ended by a sweep) stops generating.
+describe('run leases between replicas', () => {
+  let gw: TestGateway;
+  let fake: FakeEngine;
+  let principal: Principal;
+
+  before(async () => {
+    fake = await startFakeOpenAI({ models: ['exec-model'] });
+    gw = await gatewayOver([fake], { GATEWAY_JOB_LEASE_SECONDS: '3' });
+    const t = await seedTenant(gw, 'lease');
+    principal = { tenantId: t.tenantId, kind: 'user', subject: t.admin.id, roles: ['admin'], scopes: [] };
+  });
+  after(async () => {
+    await gw?.close();
+    await fake?.close();
+  });
+
+  it('the sweep ends a run only while its lease is out: one renewed since it was found is left alone', async () => {
+    const p = await prepareRun(gw, principal, 'still mine');
+    await runRepository.start(gw.ctx.db, p.run.id, 'proc_other_replica', 60_000);
+    const failed = { status: 'failed' as const, lastError: { code: 'server_error' as const, message: 'x' } };
+    assert.equal(await runRepository.finish(gw.ctx.db, p.run.id, failed, true), undefined, 'a live lease keeps its run');
+    assert.equal((await runRepository.byId(gw.ctx.db, p.run.id))?.status, 'in_progress');
+    await gw.ctx.db.query(`UPDATE runs SET lease_until = now() - interval '1 second' WHERE id = $1`, [p.run.id]);
+    assert.equal((await runRepository.finish(gw.ctx.db, p.run.id, failed, true))?.status, 'failed', 'a lapsed one is ended');
+  });
+
+  it('a run ended elsewhere while it executes here (this process stalled past its lease) stops generating', async () => {
+    fake.behaviour.tokenDelayMs = 200;
+    fake.behaviour.repeat = 100;
+    try {
+      const p = await prepareRun(gw, principal, 'long one');
+      let deltas = 0;
+      let endedElsewhere: Promise<unknown> | undefined;
+      const outcome = await gw.ctx.llm.runs.execute({
+        ...generationOf(p, principal),
+        onDelta: () => {
+          // What another replica's sweep does to a run whose lease it found lapsed.
+          if (++deltas === 1)
+            endedElsewhere = runRepository.finish(gw.ctx.db, p.run.id, {
+              status: 'failed',
+              lastError: { code: 'server_error', message: INTERRUPTED_MESSAGE },
+            });
+        },
+      });
+      await endedElsewhere;
+      // Stopped at the next renewal (a third of the 3 s lease), not after the whole answer.
+      assert.equal(outcome.stopped, 'shutdown');
+      assert.ok(deltas < 30, `${deltas} deltas after the run was ended elsewhere`);
+      const run = await runRepository.byId(gw.ctx.db, p.run.id);
+      assert.equal(run?.status, 'failed');
+      assert.equal(run?.last_error?.message, INTERRUPTED_MESSAGE, 'the first ending stays');
+      const item = await itemRepository.get(gw.ctx.db, principal.tenantId, p.conversation.id, p.item.id);
+      assert.equal(item?.status, 'incomplete');
+    } finally {
+      fake.behaviour.tokenDelayMs = 0;
+      fake.behaviour.repeat = undefined;
+    }
+  });
+});
+
+/** A thread with one user turn, a queued run and its in_progress assistant item. */
+async function prepareRun(gw: TestGateway, principal: Principal, question: string) {
+  const db = gw.ctx.db;
+  const conversation = await conversationRepository.insert(db, {
+    id: newId('thread'),
+    tenant_id: principal.tenantId,
+    owner: principal.subject,
+    surface: 'thread',
+  });
+  await itemRepository.append(db, {
+    id: newId('message'),
+    conversation_id: conversation.id,
+    tenant_id: principal.tenantId,
+    role: 'user',
+    content: question,
+    status: 'completed',
+  });
+  const run = await runRepository.insert(db, {
+    id: newId('run'),
+    tenant_id: principal.tenantId,
+    conversation_id: conversation.id,
+    owner: principal.subject,
+    model: 'exec-model',
+  });
+  assert.ok(await conversationRepository.claimActiveRun(db, conversation.id, run.id));
+  const item = await itemRepository.append(db, {
+    id: newId('message'),
+    conversation_id: conversation.id,
+    tenant_id: principal.tenantId,
+    role: 'assistant',
+    content: '',
+    status: 'in_progress',
+    run_id: run.id,
+  });
+  await runRepository.setMessage(db, run.id, item.id);
+  const messages = await windowOf(db, principal.tenantId, conversation.id, { budgetTokens: 1000 });
+  return { conversation, run, item, messages };
+}
+
+type PreparedRun = Awaited<ReturnType<typeof prepareRun>>;
+
+const generationOf = (p: PreparedRun, principal: Principal) => ({
+  runId: p.run.id,
+  messageId: p.item.id,
+  conversationId: p.conversation.id,
+  principal,
+  correlationId: 'test',
+  endpoint: 'threads',
+  stream: true,
+  model: 'exec-model',
+  messages: p.messages,
+  maxTokens: 100,
+  temperature: 0.7,
 });

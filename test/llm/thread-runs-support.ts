@@ -35,7 +35,12 @@ export interface EventStream {
 }
 
 /** POSTs and reads the answer as an event stream (or, for a non-stream answer, `status` and `raw()`). */
-export async function postStream(gw: TestGateway, path: string, json: unknown, headers: Record<string, string>): Promise<EventStream> {
+export async function postStream(
+  gw: Pick<TestGateway, 'url'>,
+  path: string,
+  json: unknown,
+  headers: Record<string, string>,
+): Promise<EventStream> {
   const pending = post(gw, BASE + path, json, headers);
   const res = await pending.response;
   let raw = '';

@@ -12,6 +12,7 @@ import { eventually } from '../helpers/eventually.js';
 import { gatewayOver } from '../llm/chat-support.js';
 import { malformedPdf, sampleDocx, samplePdf, zipBombDocx, sampleHtml, sampleJson, sampleText } from '../helpers/documents.js';
 import { uploadFiles } from './documents-support.js';
+import { reembedStep } from '../../src/areas/os/ingestion/reembed.js';
 
 describe('ingestion', () => {
   let gw: TestGateway;
@@ -154,6 +155,45 @@ describe('ingestion', () => {
     const doc = await settled(upload.body.data[0].id);
     assert.deepEqual([doc.status, doc.mediaType], ['ready', 'application/pdf']);
     assert.match((await search('aubergine harvest')).data[0].content, /aubergine harvest/);
+  });
+
+  it('re-embeds a collection changing embedder one worker at a time: no batch is embedded twice', async (t) => {
+    if (!gw.ctx.vector) return t.skip('needs pgvector (vectors live in chunk_vectors)');
+    const created = await gw.request('POST', `/api/os/workspaces/${workspaceId}/collections`, { ...key(), json: { name: 'Once' } });
+    assert.equal(created.status, 201, created.text);
+    const collectionId = created.body.id;
+    const text = Array.from({ length: 6 }, (_, i) => `## Shelf ${i}\n\n${`Shelf ${i} holds the atlases of region ${i}. `.repeat(40)}`).join(
+      '\n\n',
+    );
+    const uploaded = await gw.request('POST', `/api/os/collections/${collectionId}/documents`, {
+      ...key(),
+      json: { name: 'atlas.md', text },
+    });
+    const doc = await settled(uploaded.body.id);
+    assert.equal(doc.status, 'ready', doc.error);
+    assert.ok(doc.chunkCount > 1, `${doc.chunkCount} chunks`);
+
+    // The gateway's own workers stop (the next test restarts it); two workers (of any replica) are played here.
+    await gw.ctx.os.ingestion.close();
+    const patched = await gw.request('PATCH', `/api/os/collections/${collectionId}`, { ...key(), json: { embeddingModel: 'embed-model' } });
+    assert.equal(patched.status, 200, patched.text);
+    const embedded: string[] = [];
+    const deps = {
+      db: gw.ctx.db,
+      embedders: {
+        embed: async (_tenantId: string, _model: string, texts: string[]) => {
+          embedded.push(...texts);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return texts.map(() => Array.from({ length: 16 }, (_, i) => (i + 1) / 16));
+        },
+      },
+    };
+    const [first, second] = await Promise.all([reembedStep(deps), reembedStep(deps)]);
+    assert.deepEqual([first, second].sort(), [false, true], 'one worker claimed the collection, the other found it taken');
+    while (await reembedStep(deps));
+    assert.equal(embedded.length, doc.chunkCount, 'each chunk embedded once');
+    const collection = (await gw.request('GET', `/api/os/collections/${collectionId}`, key())).body;
+    assert.deepEqual([collection.pendingEmbeddingModel, collection.embedding?.model], [null, 'embed-model']);
   });
 
   it('resumes a document a crashed run left half-done when the server starts again', async () => {

@@ -49,6 +49,22 @@ describe('llm configuration', () => {
     }
   });
 
+  it('reads GATEWAY_JOB_LEASE_SECONDS, the lease on background work (ingestion, runs): 30 s unless set, 3 to 3600', () => {
+    assert.equal(loadConfig({}).jobLeaseSeconds, 30);
+    assert.equal(loadConfig({ GATEWAY_JOB_LEASE_SECONDS: '3' }).jobLeaseSeconds, 3);
+    for (const [value, message] of [
+      ['2', /between 3 and 3600/],
+      ['3601', /between 3 and 3600/],
+      ['1.5', /whole number/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig({ GATEWAY_JOB_LEASE_SECONDS: value }),
+        (error: unknown) => error instanceof ConfigError && error.variable === 'GATEWAY_JOB_LEASE_SECONDS' && message.test(error.message),
+        value,
+      );
+    }
+  });
+
   it('reads GATEWAY_STREAM_EARLY_HEAD_MS, how long a chat stream waits for its engine before the head goes out: 3000 unless set, 0 (off) to 600000', () => {
     assert.equal(loadConfig({}).llm.streamEarlyHeadMs, 3000);
     assert.equal(loadConfig({ GATEWAY_STREAM_EARLY_HEAD_MS: '0' }).llm.streamEarlyHeadMs, 0);

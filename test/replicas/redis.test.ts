@@ -3,14 +3,15 @@
 // throttling counts attempts sent to both, and a Redis outage degrades as documented
 // (caches of seconds, throttling per replica, /health says so) and heals by itself.
 //
-// Both replicas run in this test process (startReplica); true multi-process replicas
-// and a replica killed with SIGKILL are not covered here yet.
+// Each replica is a `gateway start` process of its own (replica-process.ts); the test
+// seeds the shared database beside them. sigkill.test.ts kills one mid-job.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedTenant, seedUser, startGateway, startReplica, tokenFor, type TestGateway } from '../helpers/gateway.js';
+import { seedTenant, seedUser, tokenFor } from '../helpers/gateway.js';
 import { createApiKey } from '../gateway/support.js';
 import { eventually } from '../helpers/eventually.js';
 import { redisServerMissing, startRedis, type TestRedis } from '../helpers/redis.js';
+import { startReplicaSet, type GatewayProcess, type ReplicaSet } from '../helpers/replica-process.js';
 
 const skip =
   !process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL
@@ -32,30 +33,30 @@ async function msUntil(status: number, request: () => Promise<{ status: number }
 }
 
 describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
-  let a: TestGateway;
-  let b: TestGateway;
+  let set: ReplicaSet;
+  let a: GatewayProcess;
+  let b: GatewayProcess;
   let tenantId: string;
   let adminA: string;
   // An API key may read the model list; a revoked one gets 401 at the edge.
-  const models = (gw: TestGateway, apiKey: string) => gw.request('GET', '/api/llm/v1/models', { apiKey });
-  const me = (gw: TestGateway, token: string) => gw.request('GET', '/api/auth/me', { token });
-  const loginAt = (gw: TestGateway, username: string, password: string, ip = '10.9.0.1') =>
+  const models = (gw: GatewayProcess, apiKey: string) => gw.request('GET', '/api/llm/v1/models', { apiKey });
+  const me = (gw: GatewayProcess, token: string) => gw.request('GET', '/api/auth/me', { token });
+  const loginAt = (gw: GatewayProcess, username: string, password: string, ip = '10.9.0.1') =>
     gw.request('POST', '/api/auth/login', { json: { username, password }, headers: { 'x-forwarded-for': ip } });
 
   before(async () => {
-    a = await startGateway({ REDIS_URL: process.env.TEST_REDIS_URL!, GATEWAY_LOCAL_ENGINE: 'off', ...throttleEnv });
-    b = await startReplica(a);
-    const seeded = await seedTenant(a, 'replicas');
+    set = await startReplicaSet({ REDIS_URL: process.env.TEST_REDIS_URL!, GATEWAY_LOCAL_ENGINE: 'off', ...throttleEnv });
+    [a, b] = await Promise.all([set.start(), set.start()]);
+    const seeded = await seedTenant(set, 'replicas');
     tenantId = seeded.tenantId;
-    adminA = await tokenFor(a, seeded.admin.id, tenantId);
+    adminA = await tokenFor(set, seeded.admin.id, tenantId);
     await eventually('both coordinated', async () => {
       const [ha, hb] = await Promise.all([a.request('GET', '/health'), b.request('GET', '/health')]);
       return ha.body.coordination.status === 'ok' && hb.body.coordination.status === 'ok';
     });
   });
   after(async () => {
-    await b?.close();
-    await a?.close();
+    await set?.close();
   });
 
   it('/health on each replica reports coordination on Redis', async () => {
@@ -63,7 +64,7 @@ describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
   });
 
   it('a key revoked on A answers 401 on B within a second', async () => {
-    const { id, key } = await createApiKey(a, tenantId, 'replicated');
+    const { id, key } = await createApiKey(set, tenantId, 'replicated');
     assert.equal((await models(b, key)).status, 200, 'B has the key cached');
     const revoked = await a.request('POST', `/api/auth/tenants/${tenantId}/api-keys/${id}/revoke`, { token: adminA });
     assert.equal(revoked.status, 200, revoked.text);
@@ -72,7 +73,7 @@ describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
   });
 
   it('a user disabled on A cannot use their token on B', async () => {
-    const user = await seedUser(a, tenantId);
+    const user = await seedUser(set, tenantId);
     const login = await loginAt(b, user.username, user.password, '10.9.1.1');
     assert.equal(login.status, 200, login.text);
     const token = login.body.token;
@@ -87,7 +88,7 @@ describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
   });
 
   it('login throttling counts the attempts sent to both replicas', async () => {
-    const user = await seedUser(a, tenantId);
+    const user = await seedUser(set, tenantId);
     assert.equal((await loginAt(a, user.username, 'wrong', '10.9.2.1')).status, 401);
     assert.equal((await loginAt(b, user.username, 'wrong', '10.9.2.2')).status, 401);
     assert.equal((await loginAt(a, user.username, 'wrong', '10.9.2.3')).status, 401);
@@ -96,7 +97,7 @@ describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
     for (const gw of [a, b]) assert.equal((await loginAt(gw, user.username, user.password, '10.9.2.5')).status, 429);
 
     // A burst split over both replicas, in flight together: at most the limit get to guess.
-    const other = await seedUser(a, tenantId);
+    const other = await seedUser(set, tenantId);
     const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => loginAt(i % 2 ? a : b, other.username, 'wrong', `10.9.3.${i}`)));
     const statuses = burst.map((r) => r.status);
     assert.equal(statuses.filter((s) => s === 401).length, 4, statuses.join(','));
@@ -107,30 +108,30 @@ describe('two replicas on one PostgreSQL and one Redis', { skip }, () => {
 describe('two replicas through a Redis outage', { skip: skip || redisServerMissing() }, () => {
   // A Redis of this test's own: it is stopped and started again mid-run.
   let redis: TestRedis;
-  let a: TestGateway;
-  let b: TestGateway;
+  let set: ReplicaSet;
+  let a: GatewayProcess;
+  let b: GatewayProcess;
   let tenantId: string;
   let adminA: string;
-  const models = (gw: TestGateway, apiKey: string) => gw.request('GET', '/api/llm/v1/models', { apiKey });
-  const coordination = async (gw: TestGateway) => (await gw.request('GET', '/health')).body;
+  const models = (gw: GatewayProcess, apiKey: string) => gw.request('GET', '/api/llm/v1/models', { apiKey });
+  const coordination = async (gw: GatewayProcess) => (await gw.request('GET', '/health')).body;
 
   before(async () => {
     redis = await startRedis();
-    a = await startGateway({ REDIS_URL: redis.url, GATEWAY_LOCAL_ENGINE: 'off', ...throttleEnv });
-    b = await startReplica(a);
-    const seeded = await seedTenant(a, 'outage');
+    set = await startReplicaSet({ REDIS_URL: redis.url, GATEWAY_LOCAL_ENGINE: 'off', ...throttleEnv });
+    [a, b] = await Promise.all([set.start(), set.start()]);
+    const seeded = await seedTenant(set, 'outage');
     tenantId = seeded.tenantId;
-    adminA = await tokenFor(a, seeded.admin.id, tenantId);
+    adminA = await tokenFor(set, seeded.admin.id, tenantId);
     await eventually('both coordinated', async () => (await coordination(a)).status === 'ok' && (await coordination(b)).status === 'ok');
   });
   after(async () => {
-    await b?.close();
-    await a?.close();
+    await set?.close();
     await redis?.close();
   });
 
   it('degrades while Redis is down (seconds-long caches, per-replica throttling) and recovers by itself', async () => {
-    const { id, key } = await createApiKey(a, tenantId, 'outage');
+    const { id, key } = await createApiKey(set, tenantId, 'outage');
     assert.equal((await models(b, key)).status, 200);
 
     await redis.stop();
@@ -145,7 +146,7 @@ describe('two replicas through a Redis outage', { skip: skip || redisServerMissi
       );
     // Still serving: keys, sign-in, and a revoke on A reaches B within seconds, through the short caches.
     assert.equal((await models(b, key)).status, 200);
-    const user = await seedUser(a, tenantId);
+    const user = await seedUser(set, tenantId);
     assert.equal((await a.request('POST', '/api/auth/login', { json: { username: user.username, password: user.password } })).status, 200);
     const revoked = await a.request('POST', `/api/auth/tenants/${tenantId}/api-keys/${id}/revoke`, { token: adminA });
     assert.equal(revoked.status, 200, revoked.text);
@@ -163,7 +164,7 @@ describe('two replicas through a Redis outage', { skip: skip || redisServerMissi
         },
         10_000,
       );
-    const second = await createApiKey(a, tenantId, 'after');
+    const second = await createApiKey(set, tenantId, 'after');
     assert.equal((await models(b, second.key)).status, 200);
     await a.request('POST', `/api/auth/tenants/${tenantId}/api-keys/${second.id}/revoke`, { token: adminA });
     const after = await msUntil(401, () => models(b, second.key), 1000);

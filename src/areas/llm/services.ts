@@ -132,7 +132,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const tenants = new TenantSettingsCache((tenantId) => loadLlmSettings({ db }, tenantId), bus);
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
   const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', error.message));
-  const runs = new RunExecutor({ db, router, usage, bus });
+  const runs = new RunExecutor({ db, router, usage, bus, leaseMs: config.jobLeaseSeconds * 1000 });
   let stopSweep = () => {};
 
   return {
@@ -145,7 +145,8 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
       const ended = await endAbandonedRuns(db, db.kind === 'embedded');
       if (ended.length > 0) log('warn', `ended ${ended.length} run(s) left open by a previous process`);
       if (db.kind === 'postgres')
-        stopSweep = sweepAbandonedRuns(db, runs.leaseMs, (error) => log('error', `run recovery: ${error.message}`));
+        // Every third of a lease: a run whose replica died ends within about 1⅓ leases of its last renewal.
+        stopSweep = sweepAbandonedRuns(db, runs.leaseMs / 3, (error) => log('error', `run recovery: ${error.message}`));
     },
     checkUrl,
     outboundGuard: (scope) => guards[scope],

@@ -60,6 +60,7 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     db,
     vector,
     config: documents,
+    leaseSeconds: config.jobLeaseSeconds,
     embedders,
     extract: (bytes, mediaType, name) => extractors.extract(bytes, mediaType, name),
     log: (level, message) => sink(level, message),

@@ -288,6 +288,9 @@ export class RunExecutor {
       runRepository.renew(this.deps.db, g.runId, this.processId, this.leaseMs).then(
         (status) => {
           if (status === 'cancelling') own.abort(new RunStopped('cancelled'));
+          // Not ours any more: this process stalled past its lease and another replica's
+          // sweep ended the run (or it was deleted). Generating on would answer twice.
+          else if (status === undefined) own.abort(new RunStopped('shutdown'));
         },
         () => undefined, // a database blip: the next renewal tries again
       );

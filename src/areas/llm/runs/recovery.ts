@@ -14,11 +14,15 @@ export async function endAbandonedRuns(db: Database, all: boolean): Promise<RunR
   const found = await runRepository.abandoned(db, all);
   for (const run of found) {
     await db.tx(async (q) => {
-      const ended = await runRepository.finish(q, run.id, {
-        status: 'failed',
-        lastError: { code: 'server_error', message: INTERRUPTED_MESSAGE },
-      });
-      if (!ended) return; // its process finished it meanwhile
+      // Unless every open run is abandoned (embedded, at start), only while its lease is
+      // still out: a slow replica that renewed it since the read keeps its run.
+      const ended = await runRepository.finish(
+        q,
+        run.id,
+        { status: 'failed', lastError: { code: 'server_error', message: INTERRUPTED_MESSAGE } },
+        !all,
+      );
+      if (!ended) return; // its process finished (or renewed) it meanwhile
       if (run.message_id) {
         const item = await itemRepository.byId(q, run.message_id);
         if (item)

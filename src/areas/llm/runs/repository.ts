@@ -176,16 +176,20 @@ export const runRepository = {
     return row;
   },
 
-  /** Ends an open run once (a run already ended is left alone: undefined), with the `*_at` time its status calls for. */
-  async finish(q: Queryable, id: string, ending: RunEnding): Promise<RunRow | undefined> {
+  /**
+   * Ends an open run once (a run already ended is left alone: undefined), with the `*_at`
+   * time its status calls for. `onlyAbandoned`: only if its lease has run out (the sweep).
+   */
+  async finish(q: Queryable, id: string, ending: RunEnding, onlyAbandoned = false): Promise<RunRow | undefined> {
     const [row] = await q.query<RunRow>(
       `UPDATE runs SET status = $2, usage = COALESCE($3::jsonb, usage), last_error = $4::jsonb, incomplete_details = $5::jsonb,
               completed_at = CASE WHEN $2 IN ('completed', 'incomplete') THEN now() ELSE completed_at END,
               failed_at = CASE WHEN $2 = 'failed' THEN now() ELSE failed_at END,
               cancelled_at = CASE WHEN $2 = 'cancelled' THEN now() ELSE cancelled_at END,
               lease_owner = NULL, lease_until = NULL
-        WHERE id = $1 AND status IN ('queued', 'in_progress', 'cancelling') RETURNING *`,
-      [id, ending.status, json(ending.usage), json(ending.lastError), json(ending.incompleteDetails)],
+        WHERE id = $1 AND status IN ('queued', 'in_progress', 'cancelling')
+          AND (NOT $6::boolean OR lease_until IS NULL OR lease_until < now()) RETURNING *`,
+      [id, ending.status, json(ending.usage), json(ending.lastError), json(ending.incompleteDetails), onlyAbandoned],
     );
     return row;
   },

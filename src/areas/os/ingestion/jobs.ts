@@ -36,8 +36,9 @@ export const ingestionJobs = {
     return row;
   },
 
-  /** Hands every claimed document back to the queue at once (see IngestionRunner.start). */
+  /** Hands every claimed document (and re-embedding collection) back at once: the embedded database's start (IngestionRunner.resume). */
   async releaseAll(q: Queryable): Promise<number> {
+    await q.query('UPDATE collections SET reembed_lease_until = NULL WHERE reembed_lease_until IS NOT NULL');
     const rows = await q.query(
       `UPDATE documents SET status = 'queued', stage = NULL, lease_until = NULL, run_after = now() WHERE status = 'processing' RETURNING id`,
     );

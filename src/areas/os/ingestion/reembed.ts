@@ -1,7 +1,9 @@
 // A collection changing embedder: the new embedder's vectors are filled in beside
 // the old ones (retrieval keeps reading the old), a batch at a time, and when every
-// chunk has one the collection switches over and the old vectors go. Batches are
-// idempotent (ON CONFLICT), so a restart or a second replica only repeats work.
+// chunk has one the collection switches over and the old vectors go. One worker of any
+// replica works a collection at a time, under a short lease (reembed_lease_until), so a
+// batch is not embedded (and paid for) twice; batches are idempotent (ON CONFLICT), so a
+// worker that dies mid-batch only has its batch done again once its lease runs out.
 import type { Database } from '../../../platform/db/database.js';
 import { insertVectors } from '../chunks/store.js';
 import { ensureVectorIndex } from '../chunks/vector-index.js';
@@ -13,14 +15,49 @@ const BATCH = 64;
 export interface ReembedDeps {
   db: Database;
   embedders: Pick<Embedders, 'embed'>;
+  /** How long a claim on a collection holds without renewal (renewed every third of it). */
+  leaseSeconds?: number;
 }
 
-/** Works one batch of one collection with a pending embedder; false when there is none. */
+/** Works one batch of one collection with a pending embedder; false when there is none free. */
 export async function reembedStep(deps: ReembedDeps): Promise<boolean> {
+  const leaseSeconds = deps.leaseSeconds ?? 30;
   const [collection] = await deps.db.query<{ id: string; tenant_id: string; pending_embedding_model: string }>(
-    `SELECT id, tenant_id, pending_embedding_model FROM collections WHERE pending_embedding_model IS NOT NULL ORDER BY updated_at LIMIT 1`,
+    `UPDATE collections SET reembed_lease_until = now() + make_interval(secs => $1)
+      WHERE id = (
+        SELECT id FROM collections
+         WHERE pending_embedding_model IS NOT NULL AND (reembed_lease_until IS NULL OR reembed_lease_until < now())
+         ORDER BY updated_at LIMIT 1
+         FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id, tenant_id, pending_embedding_model`,
+    [leaseSeconds],
   );
   if (!collection) return false;
+  const renew = setInterval(
+    () => {
+      deps.db
+        .query('UPDATE collections SET reembed_lease_until = now() + make_interval(secs => $2) WHERE id = $1', [
+          collection.id,
+          leaseSeconds,
+        ])
+        .catch(() => undefined); // a database blip: the next renewal tries again
+    },
+    (leaseSeconds * 1000) / 3,
+  );
+  renew.unref();
+  try {
+    return await reembedBatch(deps, collection);
+  } finally {
+    clearInterval(renew);
+    await deps.db.query('UPDATE collections SET reembed_lease_until = NULL WHERE id = $1', [collection.id]).catch(() => undefined);
+  }
+}
+
+async function reembedBatch(
+  deps: ReembedDeps,
+  collection: { id: string; tenant_id: string; pending_embedding_model: string },
+): Promise<boolean> {
   const embedder = collection.pending_embedding_model;
   const chunks = await deps.db.query<{ id: string; content: string; title: string; heading_path: string[] }>(
     `SELECT c.id, c.content, c.title, c.heading_path FROM chunks c

@@ -16,12 +16,12 @@ export type IngestionLog = (level: 'info' | 'warn' | 'error', message: string) =
 export interface IngestionDeps extends ProcessDeps {
   db: Database;
   config: Pick<DocumentsConfig, 'ingestConcurrency' | 'ingestMaxAttempts'>;
+  /** A worker renews its lease every third of this; a lease not renewed this long is taken as a dead worker's (GATEWAY_JOB_LEASE_SECONDS). */
+  leaseSeconds?: number;
   log?: IngestionLog;
 }
 
-// A worker renews its lease this often; a lease not renewed for LEASE_SECONDS is taken as a dead worker's.
-const LEASE_SECONDS = 30;
-const RENEW_MS = 10_000;
+const DEFAULT_LEASE_SECONDS = 30;
 const IDLE_POLL_MS = 60_000;
 // Never poll faster than this, even when something is due (a retry, another worker's document).
 const BUSY_POLL_MS = 1_000;
@@ -32,8 +32,18 @@ export class IngestionRunner {
   private running = false;
   private wakeUp: (() => void) | undefined;
   private readonly workers: Promise<void>[] = [];
+  private readonly leaseSeconds: number;
+  /**
+   * The longest sleep with nothing due. On PostgreSQL an upload wakes only the replica
+   * that took it, so another replica's idle workers look at least once a lease: a
+   * document whose replica died is resumed within about two leases, not a minute.
+   */
+  private readonly idlePollMs: number;
 
-  constructor(private readonly deps: IngestionDeps) {}
+  constructor(private readonly deps: IngestionDeps) {
+    this.leaseSeconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    this.idlePollMs = deps.db.kind === 'postgres' ? Math.min(IDLE_POLL_MS, this.leaseSeconds * 1000) : IDLE_POLL_MS;
+  }
 
   start(): void {
     if (this.running) return;
@@ -76,12 +86,12 @@ export class IngestionRunner {
     while (this.running) {
       let didWork = false;
       try {
-        const doc = await ingestionJobs.claim(this.deps.db, LEASE_SECONDS);
+        const doc = await ingestionJobs.claim(this.deps.db, this.leaseSeconds);
         if (doc) {
           await this.run(doc);
           didWork = true;
         } else {
-          didWork = await reembedStep(this.deps);
+          didWork = await reembedStep({ ...this.deps, leaseSeconds: this.leaseSeconds });
         }
       } catch (error) {
         // The database is away (shutting down, a restart): wait and look again.
@@ -93,9 +103,9 @@ export class IngestionRunner {
 
   /**
    * How long to sleep: until the next retry comes due or a claimed document's lease
-   * runs out (a dead worker's, maybe another replica's), at most IDLE_POLL_MS. With
+   * runs out (a dead worker's, maybe another replica's), at most idlePollMs. With
    * nothing pending at all the runner sleeps that long (or until an upload wakes it),
-   * so an idle server does no database work.
+   * so an idle server does next to no database work.
    */
   private async untilDue(): Promise<number> {
     try {
@@ -103,7 +113,7 @@ export class IngestionRunner {
         `SELECT EXTRACT(EPOCH FROM (min(CASE WHEN status = 'queued' THEN run_after ELSE lease_until END) - now())) * 1000 AS ms
          FROM documents WHERE status IN ('queued', 'processing')`,
       );
-      return row?.ms === null || row?.ms === undefined ? IDLE_POLL_MS : Math.min(IDLE_POLL_MS, Math.max(BUSY_POLL_MS, row.ms));
+      return row?.ms === null || row?.ms === undefined ? this.idlePollMs : Math.min(this.idlePollMs, Math.max(BUSY_POLL_MS, row.ms));
     } catch {
       return BUSY_POLL_MS;
     }
@@ -130,10 +140,10 @@ export class IngestionRunner {
     const { db, log } = this.deps;
     let gone = false;
     const renew = async (stage?: Stage) => {
-      if (!(await ingestionJobs.renew(db, doc.id, doc.attempts, LEASE_SECONDS, stage))) gone = true;
+      if (!(await ingestionJobs.renew(db, doc.id, doc.attempts, this.leaseSeconds, stage))) gone = true;
       if (gone) throw new DocumentGone();
     };
-    const timer = setInterval(() => void renew().catch(() => {}), RENEW_MS);
+    const timer = setInterval(() => void renew().catch(() => {}), (this.leaseSeconds * 1000) / 3);
     timer.unref();
     try {
       const chunks = await processDocument(this.deps, doc, renew);
