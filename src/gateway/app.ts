@@ -32,6 +32,7 @@ import { llmRoutes } from '../areas/llm/routes.js';
 import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-types.js';
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
 import { apiDocsRoutes, collectApiSchemas, declareDocsRoutesPublic } from './api-docs.js';
+import { serveMetrics } from '../platform/metrics/routes.js';
 
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 1000;
@@ -52,7 +53,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const logStream =
     options.logStream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
   const logger = { ...loggerOptions(config.logLevel), stream: logStream };
-  const accessLog = new AccessLog(pino(loggerOptions(config.logLevel, false), logStream));
+  const accessLog = new AccessLog(pino(loggerOptions(config.logLevel, false), logStream), ctx.metrics);
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
@@ -186,6 +187,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(edgeRoutes, { deps: ctx });
   await app.register(apiDocsRoutes, { docs: config.apiDocs });
+  if (ctx.metrics) await serveMetrics(app, ctx.metrics, config.metrics);
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
     await areas.register(sessionRoutes, { prefix: '/api/auth', deps: ctx });

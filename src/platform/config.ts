@@ -41,8 +41,18 @@ export interface Config {
     shutdownGraceMs: number;
   };
   lastUsedFlushSeconds: number;
+  /** GET /metrics (Prometheus): on its own listener, and/or on the public one behind a bearer token; neither: off. */
+  metrics: MetricsConfig;
   llm: LlmConfig;
   documents: DocumentsConfig;
+}
+
+export interface MetricsConfig {
+  /** GATEWAY_METRICS_PORT: /metrics alone on this port (no credential: reachable only where the host is). */
+  port: number | undefined;
+  host: string;
+  /** GATEWAY_METRICS_TOKEN: /metrics on the public listener, only with `Authorization: Bearer <token>`. */
+  token: string | undefined;
 }
 
 /** Documents, ingestion and retrieval (the os area). */
@@ -195,6 +205,7 @@ export function loadConfig(env: Env = process.env): Config {
       shutdownGraceMs: read.int('GATEWAY_SHUTDOWN_GRACE_SECONDS', 8, 0, 3600) * 1000,
     },
     lastUsedFlushSeconds: read.int('GATEWAY_LAST_USED_FLUSH_SECONDS', 30, 1, 3600),
+    metrics: readMetrics(read),
     llm: {
       nodes: readNodes(read.string('GATEWAY_NODES')),
       nodeDenyCidrs: read.cidrList('GATEWAY_NODE_DENY_CIDRS', DEFAULT_NODE_DENY_CIDRS),
@@ -218,6 +229,15 @@ export function loadConfig(env: Env = process.env): Config {
     },
     documents: readDocuments(read),
   };
+}
+
+function readMetrics(read: Reader): MetricsConfig {
+  const rawPort = read.string('GATEWAY_METRICS_PORT');
+  const port = rawPort === undefined ? undefined : read.int('GATEWAY_METRICS_PORT', 0, 1, 65535);
+  const token = read.string('GATEWAY_METRICS_TOKEN');
+  // A scraper's secret like any other: short ones can be guessed.
+  if (token !== undefined && token.length < 16) throw new ConfigError('GATEWAY_METRICS_TOKEN', 'must be at least 16 characters');
+  return { port, host: read.string('GATEWAY_METRICS_HOST') ?? '127.0.0.1', token };
 }
 
 function readDocuments(read: Reader): DocumentsConfig {
