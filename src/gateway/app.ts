@@ -166,8 +166,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,
-    // X-Conversation-Id: the persisted chat's conversation, also on a turn that failed.
-    exposedHeaders: ['X-Correlation-ID', 'Retry-After', 'X-Conversation-Id'],
+    // X-Conversation-Id: the persisted chat's conversation, also on a turn that failed. Server-Timing: the gateway's overhead.
+    exposedHeaders: ['X-Correlation-ID', 'Retry-After', 'X-Conversation-Id', 'Server-Timing'],
     strictPreflight: false,
   });
   await app.register(cookie);

@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.
 import { closedLoopbackUrl } from '../helpers/closed-port.js';
 import { eventually } from '../helpers/eventually.js';
 import { Scrape } from '../helpers/prometheus.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { createApiKey } from './support.js';
 import { gatewayOver, openStream } from '../llm/chat-support.js';
 
@@ -245,5 +246,36 @@ describe('Server-Timing without /metrics', () => {
     const s = await openStream(gw, CHAT, { model: 'plain-model', stream: true, messages: hello }, { 'x-api-key': key });
     assert.match(String(s.headers['server-timing']), STREAM_TIMING);
     await s.end();
+  });
+
+  it('is sent on the legacy completions too (JSON and stream)', async () => {
+    const { tenantId } = await seedTenant(gw, 'timing-cmpl');
+    const { key } = await createApiKey(gw, tenantId, 'timing-cmpl');
+    const json = await gw.request('POST', '/api/llm/v1/completions', { apiKey: key, json: { model: 'plain-model', prompt: 'hello' } });
+    assert.equal(json.status, 200, json.text);
+    assert.match(json.headers.get('server-timing') ?? '', JSON_TIMING);
+    const s = await openStream(
+      gw,
+      '/api/llm/v1/completions',
+      { model: 'plain-model', stream: true, prompt: 'hello' },
+      { 'x-api-key': key },
+    );
+    assert.equal(s.status, 200);
+    assert.match(String(s.headers['server-timing']), STREAM_TIMING);
+    await s.end();
+  });
+});
+
+describe('metrics configuration', () => {
+  it('is off by default, and each variable is checked, naming it', () => {
+    assert.deepEqual(loadConfig({}).metrics, { port: undefined, host: '127.0.0.1', token: undefined });
+    assert.deepEqual(loadConfig({ GATEWAY_METRICS_PORT: '9464', GATEWAY_METRICS_HOST: '0.0.0.0', GATEWAY_METRICS_TOKEN: TOKEN }).metrics, {
+      port: 9464,
+      host: '0.0.0.0',
+      token: TOKEN,
+    });
+    assert.throws(() => loadConfig({ GATEWAY_METRICS_PORT: 'ninety' }), /GATEWAY_METRICS_PORT/);
+    assert.throws(() => loadConfig({ GATEWAY_METRICS_PORT: '0' }), /GATEWAY_METRICS_PORT/);
+    assert.throws(() => loadConfig({ GATEWAY_METRICS_TOKEN: 'short' }), /GATEWAY_METRICS_TOKEN.*16 characters/);
   });
 });

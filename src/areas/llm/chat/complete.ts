@@ -5,7 +5,7 @@ import { completeUsage, generatedText } from '../tokens/count.js';
 import type { ChatCall } from './call.js';
 import { completionBody, newCompletion } from './frames.js';
 import type { ChatCompletion } from './schemas.js';
-import { SERVER_TIMING, serverTiming } from './server-timing.js';
+import { SERVER_TIMING, serverTiming } from '../server-timing.js';
 
 /** The answer, or undefined when the client left (the reply is then hijacked: nobody is there to read it). */
 export async function completeJson(call: ChatCall, model: string, reply: FastifyReply): Promise<ChatCompletion | undefined> {

@@ -17,7 +17,7 @@ import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
 import { EarlyHead } from './early-head.js';
-import { SERVER_TIMING, serverTiming } from './server-timing.js';
+import { SERVER_TIMING, serverTiming } from '../server-timing.js';
 import {
   DeltaFrames,
   errorFrame,

@@ -1,5 +1,6 @@
 // The gateway's own overhead, per request, in the Server-Timing header (W3C Server
-// Timing; browsers' dev tools and curl -v show it), and in /metrics'
+// Timing; browsers' dev tools and curl -v show it) of chat/completions and the
+// legacy completions, and, for chat/completions, in /metrics'
 // gateway_overhead_seconds. Times are milliseconds with two decimals.
 //
 // JSON answers:  `gateway;dur=G, engine;dur=E`
@@ -21,7 +22,7 @@
 // request (reply.elapsedTime, which the access log reads too) and the router's
 // timing of its engine attempts (Lease.engineMs).
 import type { FastifyReply } from 'fastify';
-import type { LlmObserver } from '../observer.js';
+import type { LlmObserver } from './observer.js';
 
 export const SERVER_TIMING = 'server-timing';
 
