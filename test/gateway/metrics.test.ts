@@ -57,6 +57,10 @@ describe('/metrics with a bearer token on the public listener', () => {
       assert.equal(res.body.code, 'UNAUTHENTICATED');
       assert.doesNotMatch(res.text, /gateway_/);
     }
+    // An operator's endpoint with its own credential: not in the OpenAPI document.
+    const doc = await gw.request('GET', '/openapi.json');
+    assert.equal(doc.status, 200);
+    assert.equal(doc.body.paths['/metrics'], undefined);
     // An API key of the tenant is no metrics token either, sent as a bearer.
     assert.equal((await gw.request('GET', '/metrics', { token: key })).status, 401);
   });
