@@ -101,7 +101,9 @@ export class Router implements ModelRouter {
         this.observer?.engineAccepted(node.view, accepted - attemptStarted);
         return { value, lease };
       } catch (error) {
-        this.observer?.engineFailed(node.view, error instanceof EngineError ? error.failure : 'other');
+        // A caller that went away is not a failure of the engine's.
+        if (!(error instanceof EngineError)) this.observer?.engineFailed(node.view, 'other');
+        else if (error.failure !== 'aborted') this.observer?.engineFailed(node.view, error.failure);
         if (!(error instanceof EngineError) || (!error.retryable && error.failure !== 'model_not_found')) {
           lease.settle('neutral');
           throw error;
