@@ -8,7 +8,9 @@
 //              any proxy can cost;
 //   gateway    the real gateway (startServer; request log at `info` to stdout, which
 //              is /dev/null here), an API key, POST /api/llm/v1/chat/completions;
-//              and a second one with GATEWAY_LOG_LEVEL=silent, to price the log.
+//              and a second one with GATEWAY_LOG_LEVEL=silent, to price the log;
+//              and a third with /metrics on (GATEWAY_METRICS_TOKEN), to price the
+//              metrics: its CPU per request minus the first's is "metrics cost".
 // For each path and each mode (JSON, stream) it measures: maximum throughput with
 // autocannon, and the proxy's CPU per request in that run; latency at a fixed rate
 // (1,000 req/s, open loop); and for streams, the time to the first byte and to the
@@ -26,7 +28,8 @@
 // BENCH_RATE_DURATION (s at that rate per path and mode, over all rounds, 15),
 // BENCH_TTFB_REQUESTS (streams per path and concurrency, over all rounds, 3000),
 // BENCH_TTFB_CONCURRENCY (4), BENCH_LOG_LEVEL (info), BENCH_SILENT (on: also the
-// gateway with logging `silent`), BENCH_GATEWAY (on; `off` measures direct and bare
+// gateway with logging `silent`), BENCH_METRICS (on: also the gateway with /metrics
+// on, throughput only), BENCH_GATEWAY (on; `off` measures direct and bare
 // proxy only), BENCH_CPU_PROF (a directory: profile the gateway child with
 // --cpu-prof; summarize with bench/support/cpuprofile-top.ts).
 // Results: stdout, and bench/results/llm-proxy-<time>.json.
@@ -38,6 +41,7 @@
 // rounds interleaving the counts (BENCH_ROUNDS, BENCH_DURATION, BENCH_WARMUP,
 // BENCH_CONNECTIONS, BENCH_LOG_LEVEL apply); it prints req/s for each and the ratio.
 // Results: bench/results/llm-workers-<time>.json (bench/support/workers-bench.ts).
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -56,8 +60,8 @@ import {
   type Path,
 } from './support/llm-measure.js';
 import { boundedInt, fmt } from './support/stats.js';
-import { printReport, verdicts, type SaturationRow } from './support/llm-report.js';
 import { benchWorkers } from './support/workers-bench.js';
+import { metricsCostUs, printReport, verdicts, type SaturationRow } from './support/llm-report.js';
 
 const ROUNDS = boundedInt('BENCH_ROUNDS', 3, 1, 20);
 const DURATION = boundedInt('BENCH_DURATION', 5, 1, 120);
@@ -70,6 +74,8 @@ const TTFB_CONCURRENCY = boundedInt('BENCH_TTFB_CONCURRENCY', 4, 1, 64);
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'info';
 const SILENT = (process.env.BENCH_SILENT || 'on') === 'on' && LOG_LEVEL !== 'silent';
 const WITH_GATEWAY = (process.env.BENCH_GATEWAY || 'on') === 'on';
+const METRICS = (process.env.BENCH_METRICS || 'on') === 'on';
+const METRICS_TOKEN = randomBytes(24).toString('base64url');
 const CPU_PROF = process.env.BENCH_CPU_PROF ? path.resolve(process.env.BENCH_CPU_PROF) : undefined;
 const MODES = ['json', 'stream'] as const;
 const WORKER_COUNTS = parseWorkerCounts(process.env.BENCH_WORKERS);
@@ -129,6 +135,18 @@ async function main(): Promise<void> {
       gateways.push(await startGateway({ upstreamUrl: upstream.info.url, logLevel: 'silent', name: 'gateway (silent)' }));
       throughputPaths.push(gatewayPath('gateway (log silent)', gateways[1]!));
     }
+    // The same gateway as the first, with /metrics served and so every figure collected.
+    let metricsGateway: GatewayChild | undefined;
+    if (WITH_GATEWAY && METRICS) {
+      metricsGateway = await startGateway({
+        upstreamUrl: upstream.info.url,
+        logLevel: LOG_LEVEL,
+        name: 'gateway (metrics)',
+        env: { GATEWAY_METRICS_TOKEN: METRICS_TOKEN },
+      });
+      gateways.push(metricsGateway);
+      throughputPaths.push(gatewayPath('gateway (metrics)', metricsGateway));
+    }
     for (const p of throughputPaths) {
       await checkJson(p.target('json'));
       await checkStream(p.target('stream'));
@@ -142,6 +160,8 @@ async function main(): Promise<void> {
       for (const mode of MODES)
         for (const p of throughputPaths) rounds.push(await measureSaturation(p, mode, upstream, round, saturationOptions));
     }
+
+    if (metricsGateway) await checkMetrics(metricsGateway);
 
     console.log(`fixed rate, ${RATE} req/s (open loop):`);
     const pacedPools = MODES.flatMap((mode) => paths.map((p) => new PacedPool(p, mode, RATE)));
@@ -204,6 +224,13 @@ async function main(): Promise<void> {
           paced: pacedRows,
           gatewayPausesAtFixedRate: pauses ?? null,
           firstByte: firstBytes,
+          metricsCostUsPerRequest: Object.fromEntries(
+            MODES.flatMap((mode) => {
+              const on = saturation.find((r) => r.path === 'gateway (metrics)' && r.mode === mode);
+              const off = saturation.find((r) => r.path === 'gateway' && r.mode === mode);
+              return on && off ? [[mode, metricsCostUs(on, off)]] : [];
+            }),
+          ),
           checks,
         },
         null,
@@ -217,6 +244,19 @@ async function main(): Promise<void> {
     await bare.stop();
     await upstream.stop();
   }
+}
+
+/** The metrics gateway really collected: its scrape counts the chat requests it served and their overhead. */
+async function checkMetrics(gateway: GatewayChild): Promise<void> {
+  const res = await fetch(`${gateway.info.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const text = await res.text();
+  const count = /^gateway_overhead_seconds_count\{mode="json"\} (\d+)$/m.exec(text)?.[1];
+  const sum = /^gateway_overhead_seconds_sum\{mode="json"\} (\S+)$/m.exec(text)?.[1];
+  if (res.status !== 200 || count === undefined || sum === undefined)
+    throw new Error(`gateway (metrics): /metrics answered ${res.status} without the overhead histogram`);
+  console.log(
+    `  gateway (metrics): /metrics saw ${count} JSON chat requests, gateway overhead ${fmt((Number(sum) / Number(count)) * 1e6, 0)} µs on average (Server-Timing's gateway entry)`,
+  );
 }
 
 await (WORKER_COUNTS ? mainWorkers(WORKER_COUNTS) : main());

@@ -20,6 +20,8 @@ import { usageReports } from './areas/llm/usage/reports.js';
 import type { UsageSource } from './areas/auth/usage-reports/schemas.js';
 import { embedTexts } from './areas/llm/embeddings/service.js';
 import { createOsServices, type OsServices } from './areas/os/services.js';
+import { ingestionQueueDepth } from './areas/os/ingestion/queue-depth.js';
+import { GatewayMetrics } from './platform/metrics/metrics.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -50,6 +52,8 @@ export interface AppContext {
   usage: UsageSource;
   /** The document ingestion runner: told when uploads have queued documents. */
   ingestion: { wake(): void };
+  /** What GET /metrics exports; undefined when it is not served (GATEWAY_METRICS_PORT/TOKEN unset): nothing is collected then. */
+  metrics: GatewayMetrics | undefined;
   /** Whether a tenant can embed with `model` (a collection's embeddingModel); throws an AppError 400 if not. */
   checkEmbeddingModel(tenantId: string, model: string): Promise<{ dimensions: number | null }>;
   close(): Promise<void>;
@@ -92,6 +96,19 @@ export async function createContext(
         embedTexts({ router: llm.router, timeoutMs: config.llm.upstreamTimeoutMs }, tenantId, model, texts),
       modelCheck: async (tenantId, model) => void (await llm.router.resolveModel(tenantId, model)),
     });
+    const metrics =
+      config.metrics.port !== undefined || config.metrics.token !== undefined
+        ? new GatewayMetrics({
+            caches: {
+              api_keys: apiKeys.cacheStats,
+              access_tokens: accessTokens.cacheStats,
+              accounts: accounts.cacheStats,
+              tenant_settings: llm.settingsCacheStats,
+            },
+            ingestionQueue: () => ingestionQueueDepth(db),
+          })
+        : undefined;
+    if (metrics) llm.observe(metrics);
     return {
       config,
       db,
@@ -107,6 +124,7 @@ export async function createContext(
       usage: usageReports({ db, recorder: llm.usage }),
       ingestion: os.ingestion,
       checkEmbeddingModel: (tenantId, model) => os.embedders.check(tenantId, model),
+      metrics,
       async close() {
         // Ingestion first (it calls engines), then engines (their in-flight work ends),
         // then the usage they recorded is flushed, then the database goes.

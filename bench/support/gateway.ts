@@ -23,6 +23,8 @@ export interface GatewayOptions {
   logLevel: string;
   nodeArgs?: string[];
   name?: string;
+  /** More environment for the gateway (e.g. GATEWAY_METRICS_TOKEN). */
+  env?: Record<string, string>;
 }
 
 /** The node flags every documented way to start runs the gateway with (bin/gateway.js adds them to `start`). */
@@ -46,6 +48,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayChil
         GATEWAY_LOCAL_ENGINE: 'off',
         GATEWAY_NODES: JSON.stringify([{ engine: 'openai', url: options.upstreamUrl, name: 'instant-upstream' }]),
         GATEWAY_SECRET: randomBytes(32).toString('base64url'),
+        ...options.env,
       },
     });
   } catch (error) {

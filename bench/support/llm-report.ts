@@ -4,7 +4,7 @@ import type { SaturationResult } from './load.js';
 import { fmt, type Summary } from './stats.js';
 
 export type Mode = 'json' | 'stream';
-export type PathName = 'direct' | 'bare proxy' | 'gateway' | 'gateway (log silent)';
+export type PathName = 'direct' | 'bare proxy' | 'gateway' | 'gateway (log silent)' | 'gateway (metrics)';
 
 export interface SaturationRow extends SaturationResult {
   path: PathName;
@@ -228,6 +228,13 @@ export function printReport(
         `  ${q.mode}: logging at info costs ${fmt((loud.proxyCpuMsPerRequest! - q.proxyCpuMsPerRequest!) * 1000, 0)} µs CPU per request (${fmt(loud.rps, 0)} vs ${fmt(q.rps, 0)} req/s silent)`,
       );
   }
+  for (const m of saturation.filter((r) => r.path === 'gateway (metrics)')) {
+    const plain = find(saturation, 'gateway', (r) => r.mode === m.mode);
+    if (plain)
+      console.log(
+        `  ${m.mode}: metrics cost ${fmt(metricsCostUs(m, plain), 1)} µs CPU per request (${fmt(m.rps, 0)} vs ${fmt(plain.rps, 0)} req/s without; target ≤ 10 µs)`,
+      );
+  }
   const bare = (mode: Mode) => find(saturation, 'bare proxy', (r) => r.mode === mode);
   for (const mode of ['json', 'stream'] as const) {
     const b = bare(mode);
@@ -246,4 +253,9 @@ export function printReport(
     console.log(
       `\nWARNING: runs with non-2xx answers or errors (figures not valid): ${invalid.map((r) => `${r.path} ${r.mode}`).join(', ')}`,
     );
+}
+
+/** CPU per request of the gateway with /metrics on (GATEWAY_METRICS_TOKEN) minus the same gateway without, in µs. */
+export function metricsCostUs(withMetrics: SaturationRow, without: SaturationRow): number {
+  return (withMetrics.proxyCpuMsPerRequest! - without.proxyCpuMsPerRequest!) * 1000;
 }

@@ -33,6 +33,7 @@ import { ROUTE_ACCESS, type RouteAccess, type RouteSummary } from './fastify-typ
 import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js';
 import { apiDocsRoutes, collectApiSchemas, declareDocsRoutesPublic } from './api-docs.js';
 import { markRequestSpans, markTenantOnSpans } from './request-spans.js';
+import { serveMetrics } from '../platform/metrics/routes.js';
 
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 1000;
@@ -53,7 +54,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const logStream =
     options.logStream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_BUFFER_BYTES, periodicFlush: LOG_FLUSH_MS });
   const logger = { ...loggerOptions(config.logLevel), stream: logStream };
-  const accessLog = new AccessLog(pino(loggerOptions(config.logLevel, false), logStream));
+  const accessLog = new AccessLog(pino(loggerOptions(config.logLevel, false), logStream), ctx.metrics);
   // Node enforces headersTimeout/requestTimeout only when it sweeps its connections,
   // every 30 s by default: a slow client would outlive the configured limits by that much.
   const connectionsCheckingInterval = Math.min(1000, Math.floor(Math.min(config.http.headersTimeoutMs, config.http.requestTimeoutMs) / 2));
@@ -167,8 +168,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   await app.register(cors, {
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
     credentials: true,
-    // X-Conversation-Id: the persisted chat's conversation, also on a turn that failed.
-    exposedHeaders: ['X-Correlation-ID', 'Retry-After', 'X-Conversation-Id'],
+    // X-Conversation-Id: the persisted chat's conversation, also on a turn that failed. Server-Timing: the gateway's overhead.
+    exposedHeaders: ['X-Correlation-ID', 'Retry-After', 'X-Conversation-Id', 'Server-Timing'],
     strictPreflight: false,
   });
   await app.register(cookie);
@@ -188,6 +189,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
 
   await app.register(edgeRoutes, { deps: ctx });
   await app.register(apiDocsRoutes, { docs: config.apiDocs });
+  if (ctx.metrics) await serveMetrics(app, ctx.metrics, config.metrics);
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);
     markTenantOnSpans(areas);

@@ -49,8 +49,18 @@ export interface Config {
    * ended (runs) by another once the lease has run out.
    */
   jobLeaseSeconds: number;
+  /** GET /metrics (Prometheus): on its own listener, and/or on the public one behind a bearer token; neither: off. */
+  metrics: MetricsConfig;
   llm: LlmConfig;
   documents: DocumentsConfig;
+}
+
+export interface MetricsConfig {
+  /** GATEWAY_METRICS_PORT: /metrics alone on this port (no credential: reachable only where the host is). */
+  port: number | undefined;
+  host: string;
+  /** GATEWAY_METRICS_TOKEN: /metrics on the public listener, only with `Authorization: Bearer <token>`. */
+  token: string | undefined;
 }
 
 /** Documents, ingestion and retrieval (the os area). */
@@ -205,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     lastUsedFlushSeconds: read.int('GATEWAY_LAST_USED_FLUSH_SECONDS', 30, 1, 3600),
     jobLeaseSeconds: read.int('GATEWAY_JOB_LEASE_SECONDS', 30, 3, 3600),
+    metrics: readMetrics(read),
     llm: {
       nodes: readNodes(read.string('GATEWAY_NODES')),
       nodeDenyCidrs: read.cidrList('GATEWAY_NODE_DENY_CIDRS', DEFAULT_NODE_DENY_CIDRS),
@@ -240,6 +251,15 @@ function readWorkers(raw: string | undefined): number {
   if (!(value >= 1 && value <= MAX_WORKERS))
     throw new ConfigError('GATEWAY_WORKERS', `must be a whole number from 1 to ${MAX_WORKERS}, or "auto" (one per core), got "${raw}"`);
   return value;
+}
+
+function readMetrics(read: Reader): MetricsConfig {
+  const rawPort = read.string('GATEWAY_METRICS_PORT');
+  const port = rawPort === undefined ? undefined : read.int('GATEWAY_METRICS_PORT', 0, 1, 65535);
+  const token = read.string('GATEWAY_METRICS_TOKEN');
+  // A scraper's secret like any other: short ones can be guessed.
+  if (token !== undefined && token.length < 16) throw new ConfigError('GATEWAY_METRICS_TOKEN', 'must be at least 16 characters');
+  return { port, host: read.string('GATEWAY_METRICS_HOST') ?? '127.0.0.1', token };
 }
 
 function readDocuments(read: Reader): DocumentsConfig {

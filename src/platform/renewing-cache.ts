@@ -12,7 +12,7 @@
 //   at most, and the cache starts over when it goes down and when it comes back.
 import { DEGRADED_CACHE_TTL_MS, type InvalidationBus } from './coordination/invalidation-bus.js';
 import { SingleFlight } from './single-flight.js';
-import { TtlCache } from './ttl-cache.js';
+import { TtlCache, type CacheStats } from './ttl-cache.js';
 
 export interface RenewingCacheOptions<V> {
   maxEntries: number;
@@ -45,6 +45,11 @@ export class RenewingCache<V> {
   constructor(private readonly options: RenewingCacheOptions<V>) {
     this.entries = new TtlCache(options.maxEntries);
     options.bus?.onStatus(() => this.invalidateWhere(() => true));
+  }
+
+  /** Lookups answered from the cache and not (each get() or cached() is one). */
+  get stats(): CacheStats {
+    return this.entries;
   }
 
   /** The cached value, or the shared read of `load` on a miss. */

@@ -1,8 +1,16 @@
 // A bounded map whose entries expire: Map keeps insertion order, so the oldest
 // entry is evicted first when full. Enough for credential caches; no dependency.
 
-export class TtlCache<K, V> {
+/** Lookups a cache answered and could not answer, since it was made (exported by /metrics). */
+export interface CacheStats {
+  readonly hits: number;
+  readonly misses: number;
+}
+
+export class TtlCache<K, V> implements CacheStats {
   private readonly entries = new Map<K, { value: V; expiresAt: number }>();
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly maxEntries: number,
@@ -11,11 +19,16 @@ export class TtlCache<K, V> {
 
   get(key: K): V | undefined {
     const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= this.now()) {
-      this.entries.delete(key);
+    if (!entry) {
+      this.misses++;
       return undefined;
     }
+    if (entry.expiresAt <= this.now()) {
+      this.entries.delete(key);
+      this.misses++;
+      return undefined;
+    }
+    this.hits++;
     return entry.value;
   }
 

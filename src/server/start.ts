@@ -175,6 +175,12 @@ function banner(server: RunningServer, config: Config, cli: string, worker: Work
     lines.push(`  TLS:       self-signed certificate ${tls.source === 'generated' ? 'generated' : 'reused'}: ${tls.certFile}`);
     lines.push(`             (trust it in your client, e.g. curl --cacert ${tls.certFile}; SHA-256 ${tls.fingerprint})`);
   }
+  const { metrics } = config;
+  if (metrics.port !== undefined)
+    lines.push(
+      `  metrics:   http://${metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host}:${metrics.port}/metrics (its own listener, no credential)`,
+    );
+  if (metrics.token !== undefined) lines.push(`  metrics:   ${server.url}/metrics (Authorization: Bearer <GATEWAY_METRICS_TOKEN>)`);
   lines.push(`  data dir:  ${config.dataDir}`);
   lines.push(
     `  database:  ${ctx.db.kind === 'embedded' ? 'embedded PGlite' : `PostgreSQL at ${databaseHost(config.databaseUrl!)}`}; pgvector ${ctx.vector ? 'available' : 'NOT installed'}`,

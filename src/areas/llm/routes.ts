@@ -8,6 +8,7 @@ import type { Database } from '../../platform/db/database.js';
 import type { InvalidationBus } from '../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../platform/secrets.js';
 import type { LlmServices } from './services.js';
+import type { LlmObserver } from './observer.js';
 import type { CheckScope, Retrieve } from '../grounding.js';
 import { nodeRoutes } from './nodes/routes.js';
 import { modelRoutes } from './models/routes.js';
@@ -31,6 +32,8 @@ export interface LlmAreaDeps {
   bus: Pick<InvalidationBus, 'publish'>;
   /** The area's long-lived parts (services.ts). Their functions are closures, safe to hand on detached. */
   llm: LlmServices;
+  /** /metrics, when served: what the chat path reports (overhead, time to first token, active streams). */
+  metrics?: LlmObserver | undefined;
   /**
    * The os area's retrieval, for grounded answers; its check that a stored grounding
    * scope is the tenant's (threads, assistants); the embedders it serves itself (listed in /models).
@@ -61,6 +64,7 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       earlyHeadMs: deps.config.llm.streamEarlyHeadMs,
       retryAfterSeconds,
       grounding,
+      observer: deps.metrics,
     },
   });
   // The rest of the OpenAI surface: embeddings, and the legacy text completions.

@@ -1,5 +1,7 @@
 // The llm area's long-lived parts, built once per process by the composition root:
 // the node registry and its health loop, the router over it, the usage recorder.
+import type { LlmObserver } from './observer.js';
+import type { CacheStats } from '../../platform/ttl-cache.js';
 import type { Config, LlmConfig } from '../../platform/config.js';
 import type { LocalEngineOptions } from '../../engines/local/adapter.js';
 import type { BlockList } from 'node:net';
@@ -47,6 +49,10 @@ export interface LlmServices {
   setLog(log: LlmLog): void;
   /** Stops the health loop, closes every engine (and the local child), flushes usage. */
   close(): Promise<void>;
+  /** Reports engine calls and usage to `observer` from now on (/metrics). */
+  observe(observer: LlmObserver): void;
+  /** Hits and misses of the tenants' llm settings cache. */
+  settingsCacheStats: CacheStats;
 }
 
 export type { LlmLog };
@@ -150,6 +156,11 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     },
     checkUrl,
     outboundGuard: (scope) => guards[scope],
+    observe(observer) {
+      router.observer = observer;
+      usage.observer = observer;
+    },
+    settingsCacheStats: tenants.cacheStats,
     setLog(next) {
       sink = next;
     },

@@ -12,6 +12,7 @@ import type { InvalidationBus } from '../../../platform/coordination/invalidatio
 import type { Principal } from '../../../platform/identity.js';
 import type { Secrets } from '../../../platform/secrets.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
+import type { CacheStats } from '../../../platform/ttl-cache.js';
 import { isWellFormedApiKey } from './key-format.js';
 import type { LastUsedRecorder } from './last-used.js';
 
@@ -48,6 +49,11 @@ export class ApiKeyValidator {
       if (event.kind === 'apiKey') this.cache.invalidateWhere((entry) => entry.keyId === event.id);
       if (event.kind === 'tenant') this.cache.invalidateWhere((entry) => entry.tenantId === event.id);
     });
+  }
+
+  /** Hits and misses of the validation cache (for /metrics). */
+  get cacheStats(): CacheStats {
+    return this.cache.stats;
   }
 
   async resolve(key: string): Promise<Principal | undefined> {

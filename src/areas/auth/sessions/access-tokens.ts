@@ -3,7 +3,7 @@
 // requests cost one signature check per token, not one per request.
 import { SignJWT, jwtVerify } from 'jose';
 import type { Secrets } from '../../../platform/secrets.js';
-import { TtlCache } from '../../../platform/ttl-cache.js';
+import { TtlCache, type CacheStats } from '../../../platform/ttl-cache.js';
 
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export const AUDIENCE = 'gateway-api';
@@ -35,6 +35,11 @@ export class AccessTokens {
       .setJti(crypto.randomUUID())
       .sign(this.secrets.jwt.privateKey);
     return { token, expiresAt };
+  }
+
+  /** Hits and misses of the verified-token cache (for /metrics). */
+  get cacheStats(): CacheStats {
+    return this.verified;
   }
 
   async verify(token: string): Promise<AccessTokenClaims | undefined> {

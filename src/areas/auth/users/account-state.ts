@@ -5,6 +5,7 @@ import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { RoleName } from '../../../platform/identity.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
+import type { CacheStats } from '../../../platform/ttl-cache.js';
 
 export interface AccountState {
   userId: string;
@@ -34,6 +35,11 @@ export class AccountStates {
   }
 
   /** A user who keeps working never waits for the re-read when the entry runs out: it is renewed in the background first. */
+  /** Hits and misses of the account-state cache (for /metrics). */
+  get cacheStats(): CacheStats {
+    return this.cache.stats;
+  }
+
   async get(userId: string): Promise<AccountState | null> {
     return this.cache.get(userId, () => this.read(userId));
   }

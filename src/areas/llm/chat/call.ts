@@ -13,6 +13,7 @@ import { countPromptTokens, type TokenUsage } from '../tokens/count.js';
 import { toHttpFailure } from './engine-failures.js';
 import { ground, UNGROUNDED, wantsGrounding, type Grounding, type GroundingDeps } from '../grounding/ground.js';
 import { checkChatBody } from './body-rules.js';
+import type { LlmObserver } from '../observer.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE, type ChatBodyMessage, type ChatCompletionBody } from './schemas.js';
 
 export type UsageStatus = 'ok' | 'client_closed' | 'engine_error' | 'unavailable' | 'interrupted';
@@ -29,6 +30,8 @@ export interface ChatDeps {
   retryAfterSeconds: number;
   /** Retrieval from the tenant's documents, for requests with grounding fields. */
   grounding: GroundingDeps;
+  /** /metrics: overhead, time to first token, active streams; undefined when metrics are off. */
+  observer?: LlmObserver | undefined;
 }
 
 export class ChatCall {

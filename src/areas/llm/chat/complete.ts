@@ -5,6 +5,7 @@ import { completeUsage, generatedText } from '../tokens/count.js';
 import type { ChatCall } from './call.js';
 import { completionBody, newCompletion } from './frames.js';
 import type { ChatCompletion } from './schemas.js';
+import { SERVER_TIMING, serverTiming } from '../server-timing.js';
 
 /** The answer, or undefined when the client left (the reply is then hijacked: nobody is there to read it). */
 export async function completeJson(call: ChatCall, model: string, reply: FastifyReply): Promise<ChatCompletion | undefined> {
@@ -22,6 +23,7 @@ export async function completeJson(call: ChatCall, model: string, reply: Fastify
       return undefined;
     }
     call.record(model, lease.node.id, 'ok', usage);
+    reply.header(SERVER_TIMING, serverTiming(reply, lease.engineMs, false, call.deps.observer));
     return completionBody(newCompletion(model), result, usage, call.grounding, call.options?.logprobs === true);
   } catch (error) {
     await call.failedBeforeAnswer(model, error, client, reply);

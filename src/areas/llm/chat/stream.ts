@@ -17,6 +17,7 @@ import { completeUsage, StreamedText } from '../tokens/count.js';
 import type { Lease } from '../router/types.js';
 import type { ChatCall } from './call.js';
 import { EarlyHead } from './early-head.js';
+import { SERVER_TIMING, serverTiming } from '../server-timing.js';
 import {
   DeltaFrames,
   errorFrame,
@@ -47,10 +48,18 @@ export async function completeStream(call: ChatCall, model: string, reply: Fasti
       return;
     }
     early.disarm();
+    const { observer } = call.deps;
     // Headers the edge set on the reply (CORS) go out with ours; the reply is ours to write from here.
     const headers = early.sse ? undefined : reply.getHeaders();
+    const timing = serverTiming(reply, accepted.lease.engineMs, true, observer);
+    if (headers) headers[SERVER_TIMING] = timing;
     if (!early.sse) reply.hijack();
-    await relay(call, model, reply, headers, accepted, client, frameMode, early.sse);
+    observer?.streamOpened();
+    try {
+      await relay(call, model, reply, headers, accepted, client, frameMode, early.sse);
+    } finally {
+      observer?.streamClosed();
+    }
   } finally {
     client.dispose();
   }
@@ -77,6 +86,9 @@ async function relay(
   const begun = new Set<number>();
   let end: Extract<ChatChunk, { type: 'end' }> | undefined;
   let failure: unknown;
+  // Time to first token is taken at the engine's first batch of output.
+  const observer = call.deps.observer;
+  let awaitingOutput = observer !== undefined;
   try {
     if (!client.gone()) {
       if (!opened) sse.open(headers);
@@ -86,6 +98,10 @@ async function relay(
     while (!client.signal.aborted) {
       const next = await reader.next();
       if (next === ABORTED || next.done) break;
+      if (awaitingOutput) {
+        awaitingOutput = false;
+        observer!.firstTokenAfter(model, reply.elapsedTime);
+      }
       // A batch is written at once; the socket's backpressure is waited on once per batch.
       let written: Promise<void> | undefined;
       for (const chunk of next.value) {

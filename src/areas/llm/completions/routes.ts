@@ -2,6 +2,7 @@
 // that still speak it. `openai` nodes answer on their own /v1/completions; the other
 // engines (ollama, local) through chat, the prompt as one user message. Prompts and
 // completions are never logged.
+import { SERVER_TIMING, serverTiming } from '../server-timing.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
@@ -44,6 +45,7 @@ export const completionRoutes: FastifyPluginAsyncTypebox<{ deps: CompletionDeps 
           return reply;
         }
         call.record(model, lease.node.id, 'ok', usage);
+        reply.header(SERVER_TIMING, serverTiming(reply, lease.engineMs, false, undefined));
         return completionBody(newCompletion(model), result.choices, usage);
       } catch (error) {
         await call.failedBeforeAnswer(model, error, client, reply);

@@ -14,6 +14,7 @@ import { StreamedText } from '../tokens/count.js';
 import { completeStreamOn, type CompletionCall } from './call.js';
 import { chunkFrame, errorFrame, newCompletion, usageFrame } from './frames.js';
 import { usageOf } from './usage.js';
+import { SERVER_TIMING, serverTiming } from '../server-timing.js';
 
 export async function completionStream(call: CompletionCall, model: string, reply: FastifyReply): Promise<void> {
   const client = call.deps.calls.watch(reply.raw);
@@ -28,6 +29,7 @@ export async function completionStream(call: CompletionCall, model: string, repl
       return;
     }
     const headers = reply.getHeaders();
+    headers[SERVER_TIMING] = serverTiming(reply, accepted.lease.engineMs, true, undefined);
     reply.hijack();
     const { value: batches, lease } = accepted;
     const completion = newCompletion(model);

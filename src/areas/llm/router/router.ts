@@ -2,6 +2,7 @@
 // caller's tenant, least outstanding requests first, bounded failover before the
 // handler has sent anything, cooldown of nodes that keep failing. Everything on
 // the request path is in memory: node state here, tenant settings in their cache.
+import type { LlmObserver } from '../observer.js';
 import { EngineError, type EngineKind } from '../../../engines/types.js';
 import { AppError, validation } from '../../../platform/errors.js';
 import { ownedBy, type NodeRuntime } from './node-runtime.js';
@@ -19,6 +20,8 @@ const AUTO = 'auto';
 
 export class Router implements ModelRouter {
   private rotation = 0;
+  /** Engine latency and failures for /metrics; unset when metrics are off. */
+  observer: LlmObserver | undefined;
 
   constructor(
     private readonly registry: NodeRegistry,
@@ -83,14 +86,24 @@ export class Router implements ModelRouter {
     let failed = 0;
     let missing = 0;
     let lastFailure: EngineError | undefined;
+    let started: number | undefined;
     for (let n = 0; n < this.options.maxAttempts; n++) {
       const node = this.pick(tenantId, resolved, tried);
       if (!node) break;
       tried.add(node);
       const lease = this.lease(node);
+      const attemptStarted = performance.now();
+      started ??= attemptStarted;
       try {
-        return { value: await attempt(lease), lease };
+        const value = await attempt(lease);
+        const accepted = performance.now();
+        lease.engineMs = accepted - started;
+        this.observer?.engineAccepted(node.view, accepted - attemptStarted);
+        return { value, lease };
       } catch (error) {
+        // A caller that went away is not a failure of the engine's.
+        if (!(error instanceof EngineError)) this.observer?.engineFailed(node.view, 'other');
+        else if (error.failure !== 'aborted') this.observer?.engineFailed(node.view, error.failure);
         if (!(error instanceof EngineError) || (!error.retryable && error.failure !== 'model_not_found')) {
           lease.settle('neutral');
           throw error;
@@ -219,12 +232,14 @@ export class Router implements ModelRouter {
     const settle = (outcome: 'ok' | 'failed' | 'neutral', reason?: string) => {
       if (settled) return;
       settled = true;
+      // Failures before the answer are counted by dispatch with their kind; a release as failed is one after it.
+      if (outcome === 'failed' && reason === undefined) this.observer?.engineFailed(node.view, 'mid_stream');
       node.outstanding--;
       if (outcome === 'ok') this.registry.recordSuccess(node);
       if (outcome === 'failed') this.registry.recordFailure(node, reason ?? 'the response failed');
       this.registry.released(node);
     };
-    return { node: node.view, engine: node.engine, release: (outcome) => settle(outcome), settle };
+    return { node: node.view, engine: node.engine, release: (outcome) => settle(outcome), settle, engineMs: 0 };
   }
 
   private unavailable(tenantId: string, model: string | undefined, detail: string): AppError {

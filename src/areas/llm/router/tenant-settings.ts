@@ -4,6 +4,7 @@
 // requests never wait on that read.
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
+import type { CacheStats } from '../../../platform/ttl-cache.js';
 import type { TenantLlmSettings } from './types.js';
 
 // A safety net only: every change publishes an invalidation. Renewed from 8 minutes on.
@@ -24,6 +25,11 @@ export class TenantSettingsCache {
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'tenant') this.cache.invalidateKey(event.id);
     });
+  }
+
+  /** Hits and misses of the settings cache (for /metrics). */
+  get cacheStats(): CacheStats {
+    return this.cache.stats;
   }
 
   get(tenantId: string): TenantLlmSettings | Promise<TenantLlmSettings> {

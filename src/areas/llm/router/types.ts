@@ -31,6 +31,12 @@ export interface Lease {
    * Later calls are ignored.
    */
   release(outcome: 'ok' | 'failed'): void;
+  /**
+   * Milliseconds from the first engine attempt of this dispatch to this node accepting
+   * the call (failed attempts before it included): the engine's share of the request,
+   * as Server-Timing reports it. 0 for leases not taken by dispatch.
+   */
+  engineMs: number;
 }
 
 /** The tenant's llm settings: defined with their schema in llm/settings/schemas.ts. */

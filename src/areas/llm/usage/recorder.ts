@@ -6,6 +6,7 @@
 // A row the database refuses for its values is found, dropped and counted, so it
 // cannot hold back every row queued after it.
 import { isDataRefusal, type Database } from '../../../platform/db/database.js';
+import type { LlmObserver } from '../observer.js';
 
 export interface UsageEntry {
   tenantId: string;
@@ -125,8 +126,12 @@ export class UsageRecorder {
     this.timer = setInterval(() => void this.flush(), flushSeconds * 1000).unref();
   }
 
+  /** Hears every entry's tokens (for /metrics); unset when metrics are off. */
+  observer: Pick<LlmObserver, 'usage'> | undefined;
+
   /** Queues the entry's values (the entry itself is not kept; `at` defaults to now). */
   record(entry: UsageEntry): void {
+    this.observer?.usage(entry.model, entry.tenantId, entry.promptTokens, entry.completionTokens);
     if (this.pending.length >= MAX_PENDING) {
       // The database has been unreachable for a long while: make room in steps, not one row per request.
       const drop = Math.ceil(MAX_PENDING / 100);
