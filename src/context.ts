@@ -21,7 +21,7 @@ import type { UsageSource } from './areas/auth/usage-reports/schemas.js';
 import { embedTexts } from './areas/llm/embeddings/service.js';
 import { createOsServices, type OsServices } from './areas/os/services.js';
 import { ingestionQueueDepth } from './areas/os/ingestion/queue-depth.js';
-import { GatewayMetrics } from './platform/metrics/metrics.js';
+import type { GatewayMetrics } from './platform/metrics/metrics.js';
 
 export const VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
@@ -96,9 +96,10 @@ export async function createContext(
         embedTexts({ router: llm.router, timeoutMs: config.llm.upstreamTimeoutMs }, tenantId, model, texts),
       modelCheck: async (tenantId, model) => void (await llm.router.resolveModel(tenantId, model)),
     });
+    // Loaded only when served: prom-client (and the @opentelemetry/api it brings) stays out of a default start.
     const metrics =
       config.metrics.port !== undefined || config.metrics.token !== undefined
-        ? new GatewayMetrics({
+        ? new (await import('./platform/metrics/metrics.js')).GatewayMetrics({
             caches: {
               api_keys: apiKeys.cacheStats,
               access_tokens: accessTokens.cacheStats,
