@@ -4,7 +4,11 @@
 // requests never wait on that read.
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
+import type { Limits } from '../../../platform/rate-limits/limits.js';
 import type { TenantLlmSettings } from './types.js';
+
+/** What is cached per tenant: its llm settings, and the rate limits a platform admin set on it (null: none). */
+export type CachedTenantSettings = TenantLlmSettings & { limits: Limits | null };
 
 // A safety net only: every change publishes an invalidation. Renewed from 8 minutes on.
 const TTL_MS = 10 * 60_000;
@@ -12,21 +16,21 @@ const RENEW_RETRY_MS = 60_000;
 
 export class TenantSettingsCache {
   // A read that overlapped an invalidation is used once but not cached, or it would undo the change.
-  private readonly cache: RenewingCache<TenantLlmSettings>;
+  private readonly cache: RenewingCache<CachedTenantSettings>;
   private readonly unsubscribe: () => void;
 
   /** `loadSettings`: one tenant's settings from storage (llm/settings' loadLlmSettings, handed in by createLlmServices). */
   constructor(
-    private readonly loadSettings: (tenantId: string) => Promise<TenantLlmSettings>,
+    private readonly loadSettings: (tenantId: string) => Promise<CachedTenantSettings>,
     bus: InvalidationBus,
   ) {
-    this.cache = new RenewingCache<TenantLlmSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, retryMs: RENEW_RETRY_MS, bus });
+    this.cache = new RenewingCache<CachedTenantSettings>({ maxEntries: 50_000, ttlMs: () => TTL_MS, retryMs: RENEW_RETRY_MS, bus });
     this.unsubscribe = bus.subscribe((event) => {
       if (event.kind === 'tenant') this.cache.invalidateKey(event.id);
     });
   }
 
-  get(tenantId: string): TenantLlmSettings | Promise<TenantLlmSettings> {
+  get(tenantId: string): CachedTenantSettings | Promise<CachedTenantSettings> {
     return this.cache.get(tenantId, () => this.loadSettings(tenantId));
   }
 

@@ -10,4 +10,13 @@ export const llmSettingsRepository = {
     const [row] = await q.query<{ settings: Record<string, unknown> }>('SELECT settings FROM tenants WHERE id = $1', [tenantId]);
     return row?.settings;
   },
+
+  /** The stored settings and the tenant's rate limits (tenants.limits), for the router's cache. */
+  async storedWithLimits(q: Queryable, tenantId: string) {
+    const [row] = await q.query<{ settings: Record<string, unknown>; limits: unknown }>(
+      'SELECT settings, limits FROM tenants WHERE id = $1',
+      [tenantId],
+    );
+    return row;
+  },
 };

@@ -125,8 +125,12 @@ export class UsageRecorder {
     this.timer = setInterval(() => void this.flush(), flushSeconds * 1000).unref();
   }
 
+  /** Told of every entry as it is queued (the rate limiter settles the request's reservation). */
+  onRecord: ((entry: UsageEntry) => void) | undefined = undefined;
+
   /** Queues the entry's values (the entry itself is not kept; `at` defaults to now). */
   record(entry: UsageEntry): void {
+    this.onRecord?.(entry);
     if (this.pending.length >= MAX_PENDING) {
       // The database has been unreachable for a long while: make room in steps, not one row per request.
       const drop = Math.ceil(MAX_PENDING / 100);
