@@ -152,10 +152,7 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
     },
   });
   usage.onRecord = (entry) => limiter.recorded(entry.correlationId, entry.promptTokens + entry.completionTokens);
-  const tenantLimits = (tenantId: string) => {
-    const settings = tenants.get(tenantId);
-    return settings instanceof Promise ? settings.then((s) => s.limits) : settings.limits;
-  };
+  const tenantLimits = (tenantId: string) => tenants.limits(tenantId);
   let stopSweep = () => {};
 
   return {

@@ -8,7 +8,10 @@ import type { Limits } from '../../../platform/rate-limits/limits.js';
 import type { TenantLlmSettings } from './types.js';
 
 /** What is cached per tenant: its llm settings, and the rate limits a platform admin set on it (null: none). */
-export type CachedTenantSettings = TenantLlmSettings & { limits: Limits | null };
+export interface CachedTenantSettings {
+  settings: TenantLlmSettings;
+  limits: Limits | null;
+}
 
 // A safety net only: every change publishes an invalidation. Renewed from 8 minutes on.
 const TTL_MS = 10 * 60_000;
@@ -30,7 +33,18 @@ export class TenantSettingsCache {
     });
   }
 
-  get(tenantId: string): CachedTenantSettings | Promise<CachedTenantSettings> {
+  get(tenantId: string): TenantLlmSettings | Promise<TenantLlmSettings> {
+    const entry = this.entry(tenantId);
+    return entry instanceof Promise ? entry.then((e) => e.settings) : entry.settings;
+  }
+
+  /** The tenant's rate limits, from the same cached entry (the rate limiter's read). */
+  limits(tenantId: string): Limits | null | Promise<Limits | null> {
+    const entry = this.entry(tenantId);
+    return entry instanceof Promise ? entry.then((e) => e.limits) : entry.limits;
+  }
+
+  private entry(tenantId: string): CachedTenantSettings | Promise<CachedTenantSettings> {
     return this.cache.get(tenantId, () => this.loadSettings(tenantId));
   }
 
