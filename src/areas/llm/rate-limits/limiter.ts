@@ -26,8 +26,6 @@ export interface RateLimiterDeps {
    * time a period is used, so a restart or a Redis flush never resets a month's spend.
    */
   usedTokens(tenantId: string, keyId: string | null, from: Date, to: Date): Promise<number>;
-  /** For the metrics part: told of every refusal (not wired to anything here). */
-  onRejected?: (scope: LimitScope, limit: LimitName) => void;
   now?: () => number;
 }
 
@@ -51,6 +49,11 @@ export class RateLimiter {
   private readonly seeding = new Map<string, Promise<void>>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly now: () => number;
+  /**
+   * Told of every refusal, e.g. ('key', 'requestsPerMinute'): the hook a metrics
+   * counter of rate-limit rejections attaches to (set it after start; nothing here uses it).
+   */
+  onRejected: ((scope: LimitScope, limit: LimitName) => void) | undefined = undefined;
 
   constructor(private readonly deps: RateLimiterDeps) {
     this.now = deps.now ?? Date.now;
@@ -92,7 +95,7 @@ export class RateLimiter {
       const meter = list[result.index]!;
       const retryAfterSeconds = Math.max(1, Math.ceil(result.retryAfterMs / 1000));
       const [scope, limit] = name.split('.') as [LimitScope, LimitName];
-      this.deps.onRejected?.(scope, limit);
+      this.onRejected?.(scope, limit);
       const headers = headersOf([meter], [{ remaining: 0, resetMs: result.retryAfterMs }]);
       const error = new AppError(
         'TOO_MANY_REQUESTS',
