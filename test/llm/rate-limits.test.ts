@@ -240,6 +240,9 @@ for (const variant of variants) {
       }
       const strict = await limitedKey({ requestsPerMinute: 1 }, t.tenantId, admin);
       assert.equal((await gw.request('PATCH', path, { token: platformToken, json: { limits: { requestsPerMinute: 1000 } } })).status, 200);
+      const raised = await asMember();
+      assert.equal(raised.status, 200, 'a raised limit starts a fresh bucket');
+      assert.equal(raised.headers.get('x-ratelimit-limit'), '1000');
       assert.equal((await chat(strict.key)).status, 200);
       const keyFirst = await chat(strict.key);
       assert.equal(keyFirst.status, 429);

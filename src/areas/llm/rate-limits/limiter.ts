@@ -182,10 +182,18 @@ function period(limit: LimitName, now: number): [Date, Date] {
 function meters(scope: LimitScope, id: string, limits: Limits, now: number): { name: string; meter: Meter }[] {
   const out: { name: string; meter: Meter }[] = [];
   const base = `${scope}:${id}`;
+  // The per-minute meters carry their limit in the key: a changed limit starts a fresh bucket
+  // (a TAT built at 3 a minute would hold a limit raised to 1,000 back for up to a minute).
   if (limits.requestsPerMinute)
-    out.push({ name: `${scope}.requestsPerMinute`, meter: { kind: 'requests', key: `${base}:rpm`, limit: limits.requestsPerMinute } });
+    out.push({
+      name: `${scope}.requestsPerMinute`,
+      meter: { kind: 'requests', key: `${base}:rpm:${limits.requestsPerMinute}`, limit: limits.requestsPerMinute },
+    });
   if (limits.tokensPerMinute)
-    out.push({ name: `${scope}.tokensPerMinute`, meter: { kind: 'tokens', key: `${base}:tpm`, limit: limits.tokensPerMinute } });
+    out.push({
+      name: `${scope}.tokensPerMinute`,
+      meter: { kind: 'tokens', key: `${base}:tpm:${limits.tokensPerMinute}`, limit: limits.tokensPerMinute },
+    });
   for (const limit of ['tokensPerDay', 'tokensPerMonth'] as const) {
     const budget = limits[limit];
     if (!budget) continue;
