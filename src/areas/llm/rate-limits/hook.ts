@@ -7,9 +7,10 @@
 // Refused: 429 with Retry-After and the same headers. A request that ends with an
 // error before any usage was recorded releases its reservation at once; the others
 // are settled by their usage record (RateLimiter.recorded).
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler, onResponseAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { Principal } from '../../../platform/identity.js';
 import type { Limits } from '../../../platform/rate-limits/limits.js';
-import { RateLimiter, type Ticket } from './limiter.js';
+import { RateLimiter } from './limiter.js';
 
 /** The spec's max_tokens default (section 8): what a request that names no maximum reserves for its answer. */
 const DEFAULT_MAX_TOKENS = 1024;
@@ -34,34 +35,40 @@ export interface RateLimitHookDeps {
 
 /** Call before the area's routes are registered: hooks the metered ones as they are added. */
 export function applyRateLimits(app: FastifyInstance, deps: RateLimitHookDeps): void {
-  const tickets = new WeakMap<FastifyRequest, Ticket>();
-  const release: onResponseAsyncHookHandler = async (request, reply) => {
-    const ticket = tickets.get(request);
-    // Usage already recorded settled it; an error before the engine answered charges nothing.
-    if (ticket && !ticket.settled && reply.statusCode >= 400) deps.limiter.release(ticket);
+  const check = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: Principal,
+    tenantLimits: Limits | null,
+    generates: boolean,
+  ) => {
+    const decision = await deps.limiter.admit(principal, tenantLimits, reservationFor(request.body, generates), String(request.id));
+    reply.headers(decision.headers);
+    if (!decision.admitted) throw decision.error;
+    const { ticket } = decision;
+    // Usage recorded settles the ticket; an error answered before the engine was reached
+    // (404, 400, 503…) records none: the reservation goes back when the response is done.
+    reply.raw.once('close', () => {
+      if (!ticket.settled && reply.raw.statusCode >= 400) deps.limiter.release(ticket);
+    });
   };
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const metered = METERED[`${methods[0]} ${route.url.slice(route.prefix.length)}`];
     if (!metered) return;
-    const admit: preHandlerAsyncHookHandler = async (request, reply) => {
+    // Callback style, so a caller without limits costs no promise: a property check and a cached lookup.
+    const admit: preHandlerHookHandler = (request, reply, done) => {
       const principal = request.principal;
-      if (!principal) return;
-      const pending = deps.tenantLimits(principal.tenantId);
-      const tenantLimits = pending instanceof Promise ? await pending : pending;
-      if (!RateLimiter.applies(principal, tenantLimits)) return;
-      const decision = await deps.limiter.admit(
-        principal,
-        tenantLimits,
-        reservationFor(request.body, metered.generates),
-        String(request.id),
-      );
-      reply.headers(decision.headers);
-      if (!decision.admitted) throw decision.error;
-      tickets.set(request, decision.ticket);
+      if (!principal) return done();
+      const tenantLimits = deps.tenantLimits(principal.tenantId);
+      if (!(tenantLimits instanceof Promise) && !RateLimiter.applies(principal, tenantLimits)) return done();
+      void Promise.resolve(tenantLimits)
+        .then((limits) =>
+          RateLimiter.applies(principal, limits) ? check(request, reply, principal, limits, metered.generates) : undefined,
+        )
+        .then(() => done(), done);
     };
     route.preHandler = [...asList(route.preHandler), admit];
-    route.onResponse = [...asList(route.onResponse), release];
   });
 }
 
