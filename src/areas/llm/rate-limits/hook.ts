@@ -4,9 +4,9 @@
 // property check and the tenant lookup the router has cached anyway.
 //
 // Admitted: the X-RateLimit-* headers go on the reply (a stream's head copies them).
-// Refused: 429 with Retry-After and the same headers. A request that ends with an
-// error before any usage was recorded releases its reservation at once; the others
-// are settled by their usage record (RateLimiter.recorded).
+// Refused: 429 with Retry-After and the same headers. A request answered with an
+// error before any usage was recorded releases its reservation when its response
+// closes; the others are settled by their usage record (RateLimiter.recorded).
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import type { Principal } from '../../../platform/identity.js';
 import type { Limits } from '../../../platform/rate-limits/limits.js';
