@@ -84,7 +84,7 @@ export async function createContext(
     const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
     const accounts = new AccountStates(db, bus);
     // Starts probing the compute nodes in the background; nothing here waits for them.
-    const llm = createLlmServices({ config, db, secrets, bus });
+    const llm = createLlmServices({ config, db, secrets, bus, limits: coordination.limits });
     // Before anything can start a run: on the embedded database every open run is a dead process's.
     await llm.recoverRuns();
     // The os area reaches the nodes' embedding models only through these two functions.

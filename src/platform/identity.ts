@@ -1,5 +1,6 @@
 // Who is calling, as the services see it: resolved at the edge from an API key or
 // an access token, carried to the services inside the internal token.
+import type { Limits } from './rate-limits/limits.js';
 
 // The one list of roles: the type, the users' TypeBox schema and the checks are built from it.
 export const ROLES = ['member', 'admin', 'platform_admin'] as const;
@@ -13,6 +14,8 @@ export interface Principal {
   roles: RoleName[];
   scopes: string[];
   customerId?: string;
+  /** An API key's rate limits and budgets, when its admin set any (src/platform/rate-limits/). */
+  limits?: Limits;
 }
 
 export const isPlatformAdmin = (p: Principal) => p.kind === 'user' && p.roles.includes('platform_admin');

@@ -19,6 +19,7 @@ interface Claims {
   rol: Principal['roles'];
   scp: string[];
   cus?: string;
+  lim?: Principal['limits'];
   cid: string;
   exp: number;
 }
@@ -31,6 +32,7 @@ export function mintInternalToken(key: Buffer, principal: Principal, correlation
     rol: principal.roles,
     scp: principal.scopes,
     ...(principal.customerId ? { cus: principal.customerId } : {}),
+    ...(principal.limits ? { lim: principal.limits } : {}),
     cid: correlationId,
     exp: Math.floor(now / 1000) + INTERNAL_TOKEN_TTL_SECONDS,
   };
@@ -61,6 +63,7 @@ export function verifyInternalToken(
   if (typeof claims !== 'object' || claims === null || typeof claims.exp !== 'number' || claims.exp * 1000 <= now) return undefined;
   const principal: Principal = { tenantId: claims.tid, kind: claims.knd, subject: claims.sub, roles: claims.rol, scopes: claims.scp };
   if (claims.cus) principal.customerId = claims.cus;
+  if (claims.lim) principal.limits = claims.lim;
   return { principal, correlationId: claims.cid };
 }
 

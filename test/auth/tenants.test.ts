@@ -35,7 +35,7 @@ describe('auth tenants', () => {
   it('lets a platform admin create and list tenants', async () => {
     const created = await gw.request('POST', '/api/auth/tenants', { token: platformAdmin, json: { name: 'Globex' } });
     assert.equal(created.status, 201);
-    assert.deepEqual(Object.keys(created.body).sort(), ['createdAt', 'id', 'name', 'settings', 'status', 'updatedAt']);
+    assert.deepEqual(Object.keys(created.body).sort(), ['createdAt', 'id', 'limits', 'name', 'settings', 'status', 'updatedAt']);
     assert.deepEqual(created.body.settings, {
       defaultModel: null,
       allowedModels: null,

@@ -148,7 +148,8 @@ describe('gateway CLI (no server running)', () => {
       assert.match(key.maskedKey, /^rdk_.{4}….{4}$/);
       assert.deepEqual(
         Object.keys(key).filter(
-          (k) => !['id', 'name', 'maskedKey', 'status', 'scopes', 'createdAt', 'expiresAt', 'customerId', 'lastUsedAt'].includes(k),
+          (k) =>
+            !['id', 'name', 'maskedKey', 'status', 'scopes', 'createdAt', 'expiresAt', 'customerId', 'lastUsedAt', 'limits'].includes(k),
         ),
         [],
       );

@@ -3,7 +3,7 @@
 // the public listener by default), and the separate listener.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { seedTenant, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { seedTenant, startGateway, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { closedLoopbackUrl } from '../helpers/closed-port.js';
 import { eventually } from '../helpers/eventually.js';
@@ -147,13 +147,28 @@ describe('/metrics with a bearer token on the public listener', () => {
     assert.doesNotMatch(now.text, /key_[0-9A-Za-z]|usr_[0-9A-Za-z]/);
   });
 
-  it('counts rate-limit rejections by scope and limit (the limiter calls rateLimitRejected)', async () => {
-    gw.ctx.metrics!.rateLimitRejected('key', 'requests_per_minute');
-    gw.ctx.metrics!.rateLimitRejected('key', 'requests_per_minute');
-    gw.ctx.metrics!.rateLimitRejected('tenant', 'tokens_per_day');
+  it('counts rate-limit rejections by scope and limit, as the limiter refuses them', async () => {
+    const seeded = await seedTenant(gw, 'metrics-limited');
+    const created = await createApiKey(gw, seeded.tenantId, 'limited');
+    const adminToken = await tokenFor(gw, seeded.admin.id, seeded.tenantId);
+    const patched = await gw.request('PATCH', `/api/auth/tenants/${seeded.tenantId}/api-keys/${created.id}`, {
+      token: adminToken,
+      json: { limits: { requestsPerMinute: 1 } },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const before = await scrape();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await gw.request('POST', CHAT, { apiKey: created.key, json: { model: 'metrics-model', messages: hello } })).status);
+    assert.deepEqual(statuses, [200, 429, 429]);
     const now = await scrape();
-    assert.equal(now.value('gateway_rate_limit_rejections_total', { scope: 'key', limit: 'requests_per_minute' }), 2);
-    assert.equal(now.value('gateway_rate_limit_rejections_total', { scope: 'tenant', limit: 'tokens_per_day' }), 1);
+    const labels = { scope: 'key', limit: 'requestsPerMinute' };
+    assert.equal(
+      now.value('gateway_rate_limit_rejections_total', labels) -
+        (before.sample('gateway_rate_limit_rejections_total', labels) ? before.value('gateway_rate_limit_rejections_total', labels) : 0),
+      2,
+    );
+    assert.equal(now.value('gateway_http_requests_total', { method: 'POST', route: CHAT, status: '429' }), 2);
   });
 
   it('counts engine failures by node and failure kind', async () => {

@@ -16,4 +16,6 @@ export interface LlmObserver {
   gatewayOverhead(stream: boolean, ms: number): void;
   streamOpened(): void;
   streamClosed(): void;
+  /** A request refused with 429 by a rate limit or quota (`key`/`tenant`, e.g. `requestsPerMinute`). */
+  rateLimitRejected(scope: string, limit: string): void;
 }

@@ -22,6 +22,7 @@ import { threadRoutes } from './threads/routes.js';
 import { threadRunRoutes } from './thread-runs/routes.js';
 import { RunFeeds } from './thread-runs/feed.js';
 import { responseRoutes } from './responses/routes.js';
+import { applyRateLimits } from './rate-limits/hook.js';
 
 export interface LlmAreaDeps {
   config: {
@@ -52,6 +53,8 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   const heartbeatMs = deps.config.llm.heartbeatSeconds * 1000;
   // Retry-After for 503s the engines cause: the router's view of nodes refreshes this often.
   const retryAfterSeconds = deps.config.llm.healthIntervalSeconds;
+  // Before any route is added: it hooks every route that reaches a model as it is registered.
+  applyRateLimits(app, { limiter: llm.limiter, tenantLimits: llm.tenantLimits });
   await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
   await app.register(modelRoutes, { deps: { router: llm.router, builtIn: deps.os.builtInModels } });
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };

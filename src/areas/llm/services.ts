@@ -23,6 +23,10 @@ import { definitionFromRow, staticNodeDefinitions } from './nodes/definitions.js
 import { RunExecutor } from './runs/executor.js';
 import { endAbandonedRuns, sweepAbandonedRuns } from './runs/recovery.js';
 import { checkOutboundUrl, denyListFrom, guardedLookup, type UrlScope } from './outbound/url-guard.js';
+import type { LimitStore } from '../../platform/rate-limits/store.js';
+import type { Limits } from '../../platform/rate-limits/limits.js';
+import { RateLimiter } from './rate-limits/limiter.js';
+import { usageRepository } from './usage/repository.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
@@ -40,6 +44,10 @@ export interface LlmServices {
    * on PostgreSQL, keeps doing so periodically. Call once before serving.
    */
   recoverRuns(): Promise<void>;
+  /** Rate limits and token budgets of keys and tenants (rate-limits/), applied to every route that reaches a model. */
+  limiter: RateLimiter;
+  /** A tenant's limits from the cached tenant settings (null: none); no query once cached. */
+  tenantLimits(tenantId: string): Limits | null | Promise<Limits | null>;
   /** Checks an outbound URL (node or model download) against the scheme rules and the deny list; throws UrlRefused. */
   /** `tenant`: a URL a tenant admin gave, also checked against the tenant deny list (private ranges). */
   checkUrl(url: string, scope?: UrlScope): Promise<URL>;
@@ -62,6 +70,8 @@ export interface LlmDeps {
   db: Database;
   secrets: Secrets;
   bus: InvalidationBus;
+  /** Where rate-limit state lives: in-process, or shared on Redis (platform/coordination). */
+  limits: LimitStore;
 }
 
 /** The local engine as configured; the server adds its URL guards and log, the CLI uses it as is. */
@@ -78,7 +88,7 @@ export function localEngineOptions(llm: LlmConfig): LocalEngineOptions {
 // A probe is a model list: it should answer in well under this on any live node.
 const MAX_PROBE_TIMEOUT_MS = 5000;
 
-export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmServices {
+export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps): LlmServices {
   const llm = config.llm;
   let sink: LlmLog = () => {};
   const log: LlmLog = (level, message) => sink(level, message);
@@ -139,6 +149,16 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
   const router = new Router(nodes, tenants, { maxAttempts: llm.maxAttempts, healthIntervalSeconds: llm.healthIntervalSeconds });
   const usage = new UsageRecorder(db, llm.usageFlushSeconds, (error) => log('error', error.message));
   const runs = new RunExecutor({ db, router, usage, bus, leaseMs: config.jobLeaseSeconds * 1000 });
+  const limiter = new RateLimiter({
+    store: limits,
+    // A budget's first use in a period: what this process has queued is written first, so the sum includes it.
+    usedTokens: async (tenantId, keyId, from, to) => {
+      await usage.flush();
+      return usageRepository.tokensUsed(db, tenantId, keyId, from, to);
+    },
+  });
+  usage.onRecord = (entry) => limiter.recorded(entry.correlationId, entry.promptTokens + entry.completionTokens);
+  const tenantLimits = (tenantId: string) => tenants.limits(tenantId);
   let stopSweep = () => {};
 
   return {
@@ -147,6 +167,8 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     calls: new OpenCalls(),
     nodes,
     runs,
+    limiter,
+    tenantLimits,
     async recoverRuns() {
       const ended = await endAbandonedRuns(db, db.kind === 'embedded');
       if (ended.length > 0) log('warn', `ended ${ended.length} run(s) left open by a previous process`);
@@ -159,6 +181,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
     observe(observer) {
       router.observer = observer;
       usage.observer = observer;
+      limiter.onRejected = (scope, limit) => observer.rateLimitRejected(scope, limit);
     },
     settingsCacheStats: tenants.cacheStats,
     setLog(next) {
@@ -169,6 +192,7 @@ export function createLlmServices({ config, db, secrets, bus }: LlmDeps): LlmSer
       // Runs call engines and record usage: they end before either goes.
       await runs.close(config.http.shutdownGraceMs);
       tenants.close();
+      limiter.close();
       await nodes.close();
       await usage.close();
     },

@@ -7,6 +7,8 @@ import { LocalFailureCounter, type FailureCounter } from './failure-counter.js';
 import { LocalInvalidationBus, type InvalidationBus } from './invalidation-bus.js';
 import { RedisInvalidationBus } from './redis-bus.js';
 import { RedisFailureCounter } from './redis-failure-counter.js';
+import { LocalLimitStore, type LimitStore } from '../rate-limits/store.js';
+import { RedisLimitStore } from '../rate-limits/redis-store.js';
 
 export interface CoordinationStatus {
   kind: 'redis' | 'local';
@@ -17,6 +19,8 @@ export interface CoordinationStatus {
 export interface Coordination {
   bus: InvalidationBus;
   failures: FailureCounter;
+  /** Rate-limit and budget state (src/platform/rate-limits/): per replica while Redis is down. */
+  limits: LimitStore;
   status(): CoordinationStatus;
   /** Where reconnects and errors are reported (buildApp points it at the server's logger; silent until then). */
   setLog(log: CoordinationLog): void;
@@ -39,12 +43,17 @@ export function createCoordination(options: {
   };
   if (!redisUrl) {
     const failures = new LocalFailureCounter(options.loginThrottleWindowSeconds);
+    const limits = new LocalLimitStore();
     return {
       bus: new LocalInvalidationBus(),
       failures,
+      limits,
       status: () => ({ kind: 'local', status: 'ok' }),
       setLog,
-      close: async () => failures.close(),
+      close: async () => {
+        failures.close();
+        limits.close();
+      },
     };
   }
   const namespace = `gw:${keyedHash('namespace').slice(0, 16)}:`;
@@ -74,14 +83,17 @@ export function createCoordination(options: {
     options.loginThrottleWindowSeconds,
     (kind, key) => `${namespace}${kind}:${keyedHash(key)}`,
   );
+  const limits = new RedisLimitStore(publisher, (key) => `${namespace}rl:${keyedHash(key)}`);
   return {
     bus,
     failures,
+    limits,
     status: () => ({ kind: 'redis', status: bus.healthy() && publisher.status === 'ready' ? 'ok' : 'degraded' }),
     setLog,
     async close() {
       bus.close();
       failures.close();
+      limits.close();
       publisher.disconnect();
       subscriber.disconnect();
     },

@@ -16,6 +16,8 @@ export interface ApiKeyRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** Rate limits and budgets (platform/rate-limits/limits.ts); null: none. */
+  limits: Record<string, unknown> | null;
 }
 
 export const apiKeyRepository = {
@@ -67,6 +69,15 @@ export const apiKeyRepository = {
        WHERE tenant_id = $1 AND id = $2 RETURNING *`,
       [tenantId, id, status],
     );
+    return row;
+  },
+
+  async setLimits(q: Queryable, tenantId: string, id: string, limits: object | null) {
+    const [row] = await q.query<ApiKeyRow>('UPDATE api_keys SET limits = $3::jsonb WHERE tenant_id = $1 AND id = $2 RETURNING *', [
+      tenantId,
+      id,
+      limits ? JSON.stringify(limits) : null,
+    ]);
     return row;
   },
 

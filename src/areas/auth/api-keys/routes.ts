@@ -4,8 +4,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
-import { ApiKeyRecord, CreatedApiKey, KeyParams, NewApiKey, TenantParams } from './schemas.js';
-import { createApiKey, deleteApiKey, getApiKey, listApiKeys, setApiKeyStatus, type ApiKeyDeps } from './service.js';
+import { ApiKeyPatch, ApiKeyRecord, CreatedApiKey, KeyParams, NewApiKey, TenantParams } from './schemas.js';
+import { createApiKey, deleteApiKey, getApiKey, listApiKeys, setApiKeyStatus, updateApiKey, type ApiKeyDeps } from './service.js';
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = async (app, { deps }) => {
   app.post(
@@ -34,6 +34,16 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = asy
     '/tenants/:tenantId/api-keys/:keyId',
     { config: { access: 'tenantAdmin' }, schema: { params: KeyParams, response: { 200: ApiKeyRecord, ...problems(401, 403, 404) } } },
     async (request) => getApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId),
+  );
+
+  // Rate limits and budgets (src/platform/rate-limits/): the body's `limits` replace the key's.
+  app.patch(
+    '/tenants/:tenantId/api-keys/:keyId',
+    {
+      config: { access: 'tenantAdmin' },
+      schema: { params: KeyParams, body: ApiKeyPatch, response: { 200: ApiKeyRecord, ...problems(400, 401, 403, 404) } },
+    },
+    async (request) => updateApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId, request.body),
   );
 
   app.post(

@@ -2,6 +2,7 @@
 // parameters, as TypeBox schemas; the TypeScript types are derived from them.
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Text, Timestamp } from '../../schemas.js';
+import { LimitsInput, LimitsRecord } from '../../../platform/rate-limits/limits.js';
 
 // The one set of rules for a new key: the create body's schema is built from these, and
 // every path that creates a key (route, CLI, control socket) runs checkNewApiKey.
@@ -29,6 +30,8 @@ const recordFields = {
   expiresAt: Type.Optional(Timestamp),
   customerId: Type.Optional(Type.String()),
   lastUsedAt: Type.Union([Timestamp, Type.Null()]),
+  /** Rate limits and token budgets set on the key; {} when none. */
+  limits: LimitsRecord,
 };
 // Two schemas on purpose: the serializer drops any field a schema does not name,
 // so the plaintext `key` cannot leak from list, get, revoke or activate.
@@ -46,6 +49,10 @@ export const NewApiKey = Type.Object({
   customerId: Type.Optional(Text(API_KEY_LIMITS.customerIdMaxLength)),
 });
 export type NewApiKey = Static<typeof NewApiKey>;
+
+/** PATCH …/api-keys/{keyId}: the key's limits, replacing what was set (`{}` or null: none). */
+export const ApiKeyPatch = Type.Object({ limits: Type.Union([LimitsInput, Type.Null()]) }, { additionalProperties: false });
+export type ApiKeyPatch = Static<typeof ApiKeyPatch>;
 
 export const TenantParams = Type.Object({ tenantId: Type.String() });
 export const KeyParams = Type.Object({ tenantId: Type.String(), keyId: Type.String() });

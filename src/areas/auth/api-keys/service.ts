@@ -12,7 +12,8 @@ import { requireTenantAdmin } from '../../../platform/authorization.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { generateApiKey, maskApiKey } from './key-format.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
-import { API_KEY_LIMITS, type ApiKeyRecord, type CreatedApiKey, type NewApiKey } from './schemas.js';
+import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
+import { API_KEY_LIMITS, type ApiKeyPatch, type ApiKeyRecord, type CreatedApiKey, type NewApiKey } from './schemas.js';
 
 export interface ApiKeyDeps {
   db: Database;
@@ -30,6 +31,7 @@ export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   ...(row.expires_at ? { expiresAt: row.expires_at.toISOString() } : {}),
   ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
   lastUsedAt: row.last_used_at?.toISOString() ?? null,
+  limits: limitsFrom(row.limits),
 });
 
 const SCOPE = new RegExp(API_KEY_LIMITS.scopePattern);
@@ -127,6 +129,21 @@ export async function setApiKeyStatus(
 ): Promise<ApiKeyRecord> {
   await administeredTenant(deps, principal, tenantId);
   const row = isId('apiKey', keyId) ? await apiKeyRepository.setStatus(deps.db, tenantId, keyId, status) : undefined;
+  if (!row) throw notFound('API key');
+  await deps.bus.publish({ kind: 'apiKey', id: keyId });
+  return toApiKey(row);
+}
+
+/** PATCH: sets the key's limits; every replica's validation cache drops the key (its limits ride in the cached principal). */
+export async function updateApiKey(
+  deps: ApiKeyDeps,
+  principal: Principal,
+  tenantId: string,
+  keyId: string,
+  patch: ApiKeyPatch,
+): Promise<ApiKeyRecord> {
+  await administeredTenant(deps, principal, tenantId);
+  const row = isId('apiKey', keyId) ? await apiKeyRepository.setLimits(deps.db, tenantId, keyId, storedLimits(patch.limits)) : undefined;
   if (!row) throw notFound('API key');
   await deps.bus.publish({ kind: 'apiKey', id: keyId });
   return toApiKey(row);

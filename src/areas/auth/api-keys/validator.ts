@@ -13,6 +13,7 @@ import type { Principal } from '../../../platform/identity.js';
 import type { Secrets } from '../../../platform/secrets.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
 import type { CacheStats } from '../../../platform/ttl-cache.js';
+import { limitsFrom } from '../../../platform/rate-limits/limits.js';
 import { isWellFormedApiKey } from './key-format.js';
 import type { LastUsedRecorder } from './last-used.js';
 
@@ -84,8 +85,9 @@ export class ApiKeyValidator {
       status: string;
       expires_at: Date | null;
       tenant_status: string;
+      limits: unknown;
     }>(
-      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, t.status AS tenant_status
+      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, k.limits, t.status AS tenant_status
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
       [hash],
     );
@@ -93,6 +95,8 @@ export class ApiKeyValidator {
     const usable = row.status === 'active' && row.tenant_status === 'active';
     const principal: Principal = { tenantId: row.tenant_id, kind: 'apiKey', subject: row.id, roles: [], scopes: row.scopes };
     if (row.customer_id) principal.customerId = row.customer_id;
+    // Cached with the key: its limits reach the request path without a query (a change publishes `apiKey`).
+    if (row.limits) principal.limits = limitsFrom(row.limits);
     return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime() };
   }
 }

@@ -5,6 +5,8 @@ export interface TenantRow {
   name: string;
   status: 'active' | 'disabled';
   settings: Record<string, unknown>;
+  /** Rate limits and budgets for every request of the tenant (platform/rate-limits/limits.ts); null: none. */
+  limits: Record<string, unknown> | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -25,12 +27,25 @@ export const tenantRepository = {
   },
 
   /** `settings` is merged into the stored object key by key (other areas keep their own keys there). */
-  async update(q: Queryable, id: string, patch: { name?: string; status?: TenantRow['status']; settings?: Record<string, unknown> }) {
+  /** `limits`: undefined keeps them, null clears them. */
+  async update(
+    q: Queryable,
+    id: string,
+    patch: { name?: string; status?: TenantRow['status']; settings?: Record<string, unknown>; limits?: object | null },
+  ) {
     const [row] = await q.query<TenantRow>(
       `UPDATE tenants SET name = COALESCE($2, name), status = COALESCE($3, status),
-         settings = settings || COALESCE($4::jsonb, '{}'::jsonb), updated_at = now()
+         settings = settings || COALESCE($4::jsonb, '{}'::jsonb),
+         limits = CASE WHEN $5 THEN $6::jsonb ELSE limits END, updated_at = now()
        WHERE id = $1 RETURNING *`,
-      [id, patch.name ?? null, patch.status ?? null, patch.settings ? JSON.stringify(patch.settings) : null],
+      [
+        id,
+        patch.name ?? null,
+        patch.status ?? null,
+        patch.settings ? JSON.stringify(patch.settings) : null,
+        patch.limits !== undefined,
+        patch.limits ? JSON.stringify(patch.limits) : null,
+      ],
     );
     return row;
   },

@@ -8,6 +8,7 @@
 // so nothing here imports that area.
 import { Type, type Static, type TObject, type TProperties, type TSchema, type TUnknown } from '@fastify/type-provider-typebox';
 import { Text, Timestamp } from '../../schemas.js';
+import { LimitsInput, LimitsRecord } from '../../../platform/rate-limits/limits.js';
 
 export const TENANT_NAME_MAX_LENGTH = 200;
 const TenantName = Text(TENANT_NAME_MAX_LENGTH);
@@ -36,6 +37,8 @@ export const tenantRecord = <Settings extends TSchema>(settings: Settings) =>
     name: Type.String(),
     status: TenantStatus,
     settings,
+    /** Rate limits and token budgets for every request of the tenant; {} when none. */
+    limits: LimitsRecord,
     createdAt: Timestamp,
     updatedAt: Timestamp,
   });
@@ -49,6 +52,8 @@ export const tenantPatch = <SettingsFields extends TProperties>(settingsFields: 
   Type.Object({
     name: Type.Optional(TenantName),
     status: Type.Optional(TenantStatus),
+    /** Platform admins only: replaces the tenant's limits (`{}` or null: none). */
+    limits: Type.Optional(Type.Union([LimitsInput, Type.Null()])),
     ...settingsFields,
   });
 /** What updateTenant reads of a PATCH body; the settings fields pass through to their owner. */

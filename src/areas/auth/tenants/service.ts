@@ -10,6 +10,7 @@ import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
 import { requirePlatformAdmin, requireTenantAdmin } from '../../../platform/authorization.js';
 import { tenantRepository, type TenantRow } from './repository.js';
 import type { Tenant, TenantPatch, TenantSettingsFields } from './schemas.js';
+import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
 
 export interface TenantDeps {
   /** A transaction will do: the first start creates its tenant inside one. */
@@ -24,6 +25,7 @@ export const toTenant = (deps: Pick<TenantDeps, 'tenantSettings'>, row: TenantRo
   name: row.name,
   status: row.status,
   settings: deps.tenantSettings.read(row.settings),
+  limits: limitsFrom(row.limits),
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
 });
@@ -89,16 +91,21 @@ export async function updateTenant(deps: TenantDeps, principal: Principal, tenan
       throw new AppError('CONFLICT', 'You cannot disable the tenant your own account belongs to.');
     }
   }
+  // A tenant's own admin may not lift the limits the platform set on it.
+  if (patch.limits !== undefined && !isPlatformAdmin(principal))
+    throw new AppError('FORBIDDEN', "Only a platform admin may change a tenant's limits.");
+  const limits = patch.limits !== undefined ? storedLimits(patch.limits) : undefined;
   const name = patch.name?.trim();
   const settingsPatch = settingsFieldsOf(deps.tenantSettings, patch);
   const settings = settingsPatch ? deps.tenantSettings.merge(deps.tenantSettings.read(current.settings), settingsPatch) : undefined;
-  if (name === undefined && patch.status === undefined && !settings) return toTenant(deps, current);
+  if (name === undefined && patch.status === undefined && !settings && limits === undefined) return toTenant(deps, current);
   let row: TenantRow | undefined;
   try {
     row = await tenantRepository.update(deps.db, tenantId, {
       ...(name !== undefined ? { name } : {}),
       ...(patch.status ? { status: patch.status } : {}),
       ...(settings ? { settings: { ...settings } } : {}),
+      ...(limits !== undefined ? { limits } : {}),
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw duplicateName(name ?? '');
@@ -108,7 +115,9 @@ export async function updateTenant(deps: TenantDeps, principal: Principal, tenan
   // Keys and sessions of a disabled tenant stop working on the next request, here
   // and (through the bus) on every replica; re-enabling restores them the same way.
   // The llm router's cached settings for the tenant drop on the same event.
-  if ((patch.status !== undefined && patch.status !== current.status) || settings) await deps.bus.publish({ kind: 'tenant', id: tenantId });
+  // So do its cached limits (they ride with the llm settings).
+  if ((patch.status !== undefined && patch.status !== current.status) || settings || limits !== undefined)
+    await deps.bus.publish({ kind: 'tenant', id: tenantId });
   return toTenant(deps, row);
 }
 

@@ -5,9 +5,12 @@
 import type { Queryable } from '../../../platform/db/database.js';
 
 export const llmSettingsRepository = {
-  /** The tenant's stored settings object; undefined for an unknown tenant. */
-  async stored(q: Queryable, tenantId: string) {
-    const [row] = await q.query<{ settings: Record<string, unknown> }>('SELECT settings FROM tenants WHERE id = $1', [tenantId]);
-    return row?.settings;
+  /** The tenant's stored settings object and its rate limits (tenants.limits), for the router's cache; undefined for an unknown tenant. */
+  async storedWithLimits(q: Queryable, tenantId: string) {
+    const [row] = await q.query<{ settings: Record<string, unknown>; limits: unknown }>(
+      'SELECT settings, limits FROM tenants WHERE id = $1',
+      [tenantId],
+    );
+    return row;
   },
 };

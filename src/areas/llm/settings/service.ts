@@ -3,6 +3,7 @@
 // and the one check of a change.
 import type { Queryable } from '../../../platform/db/database.js';
 import { validation } from '../../../platform/errors.js';
+import { limitsFrom, type Limits } from '../../../platform/rate-limits/limits.js';
 import { llmSettingsRepository } from './repository.js';
 import { LlmSettingsPatch, type StreamMetadataFrame, TenantLlmSettings } from './schemas.js';
 
@@ -55,9 +56,14 @@ export function mergeLlmSettings(current: TenantLlmSettings, patch: LlmSettingsP
   return next;
 }
 
-/** A tenant's settings as the router uses them (an unknown tenant gets the defaults). */
-export async function loadLlmSettings(deps: LlmSettingsDeps, tenantId: string): Promise<TenantLlmSettings> {
-  return llmSettingsFrom(await llmSettingsRepository.stored(deps.db, tenantId));
+/** A tenant's settings as the router uses them, and its rate limits (an unknown tenant gets the defaults and none). */
+export async function loadLlmSettings(
+  deps: LlmSettingsDeps,
+  tenantId: string,
+): Promise<{ settings: TenantLlmSettings; limits: Limits | null }> {
+  const row = await llmSettingsRepository.storedWithLimits(deps.db, tenantId);
+  // The tenant's rate limits ride in the same cached entry: the request path reads them without a query.
+  return { settings: llmSettingsFrom(row?.settings), limits: row?.limits ? limitsFrom(row.limits) : null };
 }
 
 /**

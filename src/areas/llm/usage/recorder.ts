@@ -128,10 +128,13 @@ export class UsageRecorder {
 
   /** Hears every entry's tokens (for /metrics); unset when metrics are off. */
   observer: Pick<LlmObserver, 'usage'> | undefined;
+  /** Told of every entry as it is queued (the rate limiter settles the request's reservation). */
+  onRecord: ((entry: UsageEntry) => void) | undefined = undefined;
 
   /** Queues the entry's values (the entry itself is not kept; `at` defaults to now). */
   record(entry: UsageEntry): void {
     this.observer?.usage(entry.model, entry.tenantId, entry.promptTokens, entry.completionTokens);
+    this.onRecord?.(entry);
     if (this.pending.length >= MAX_PENDING) {
       // The database has been unreachable for a long while: make room in steps, not one row per request.
       const drop = Math.ceil(MAX_PENDING / 100);

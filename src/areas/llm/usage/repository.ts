@@ -39,6 +39,17 @@ const GROUPS: Record<UsageGroupBy, { select: string; groupBy: string; orderBy: s
 };
 
 export const usageRepository = {
+  /** Tokens (prompt and completion) of a tenant, or of one of its API keys, in [from, to): seeds a rate-limit budget. */
+  async tokensUsed(q: Queryable, tenantId: string, keyId: string | null, from: Date, to: Date): Promise<number> {
+    const [row] = await q.query<{ tokens: number }>(
+      `SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::float8 AS tokens FROM usage_records
+        WHERE tenant_id = $1 AND created_at >= $2 AND created_at < $3
+          AND ($4::text IS NULL OR (principal_kind = 'apiKey' AND principal_id = $4))`,
+      [tenantId, from, to, keyId],
+    );
+    return Number(row?.tokens ?? 0);
+  },
+
   /**
    * Sums per group of the tenant's requests in [from, to), at most `limit` groups.
    * Sums go out as float8 (exact up to 2^53) rather than bigint, which the drivers

@@ -1,0 +1,93 @@
+// Where the llm area applies rate limits: before the handler of every route that
+// reaches a model, after the guard has verified the caller. Routes that do not reach
+// a model get no hook at all; a model route whose caller has no limits pays one
+// property check and the tenant lookup the router has cached anyway.
+//
+// Admitted: the X-RateLimit-* headers go on the reply (a stream's head copies them).
+// Refused: 429 with Retry-After and the same headers. A request answered with an
+// error before any usage was recorded releases its reservation when its response
+// closes; the others are settled by their usage record (RateLimiter.recorded).
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
+import type { Principal } from '../../../platform/identity.js';
+import type { Limits } from '../../../platform/rate-limits/limits.js';
+import { RateLimiter } from './limiter.js';
+
+/** The spec's max_tokens default (section 8): what a request that names no maximum reserves for its answer. */
+const DEFAULT_MAX_TOKENS = 1024;
+
+/** The routes that reach a model, and whether they generate (embeddings only read their input). */
+const METERED: Record<string, { generates: boolean }> = {
+  'POST /chat/completions': { generates: true },
+  'POST /completions': { generates: true },
+  'POST /embeddings': { generates: false },
+  'POST /responses': { generates: true },
+  'POST /chat': { generates: true },
+  'POST /threads/:threadId/runs': { generates: true },
+  'POST /threads/:threadId/runs/stream': { generates: true },
+  'POST /threads/runs': { generates: true },
+};
+
+export interface RateLimitHookDeps {
+  limiter: RateLimiter;
+  /** The tenant's limits from the cached tenant settings (null: none). */
+  tenantLimits(tenantId: string): Limits | null | Promise<Limits | null>;
+}
+
+/** Call before the area's routes are registered: hooks the metered ones as they are added. */
+export function applyRateLimits(app: FastifyInstance, deps: RateLimitHookDeps): void {
+  const check = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: Principal,
+    tenantLimits: Limits | null,
+    generates: boolean,
+  ) => {
+    const decision = await deps.limiter.admit(principal, tenantLimits, reservationFor(request.body, generates), String(request.id));
+    reply.headers(decision.headers);
+    if (!decision.admitted) throw decision.error;
+    const { ticket } = decision;
+    // Usage recorded settles the ticket; an error answered before the engine was reached
+    // (404, 400, 503…) records none: the reservation goes back when the response is done.
+    reply.raw.once('close', () => {
+      if (!ticket.settled && reply.raw.statusCode >= 400) deps.limiter.release(ticket);
+    });
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const metered = METERED[`${methods[0]} ${route.url.slice(route.prefix.length)}`];
+    if (!metered) return;
+    // Callback style, so a caller without limits costs no promise: a property check and a cached lookup.
+    const admit: preHandlerHookHandler = (request, reply, done) => {
+      const principal = request.principal;
+      if (!principal) return done();
+      const tenantLimits = deps.tenantLimits(principal.tenantId);
+      if (!(tenantLimits instanceof Promise) && !RateLimiter.applies(principal, tenantLimits)) return done();
+      void Promise.resolve(tenantLimits)
+        .then((limits) =>
+          RateLimiter.applies(principal, limits) ? check(request, reply, principal, limits, metered.generates) : undefined,
+        )
+        .then(() => done(), done);
+    };
+    route.preHandler = [...asList(route.preHandler), admit];
+  });
+}
+
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
+/**
+ * The most tokens a request can use, reserved against budgets until it ends: its
+ * input's JSON length / 3 (an over-estimate of its tokens for ordinary text) plus
+ * its maximum output (max_tokens, max_completion_tokens or max_output_tokens, else
+ * the spec's default). Thread runs and the persisted chat add history and retrieved
+ * context the body does not show: their estimate is lower than what they send.
+ */
+export function reservationFor(body: unknown, generates: boolean): number {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const input = b.messages ?? b.prompt ?? b.input ?? b.message ?? b.additional_messages ?? b.thread ?? '';
+  const prompt = Math.ceil((JSON.stringify(input)?.length ?? 0) / 3);
+  if (!generates) return Math.max(1, prompt);
+  const max = [b.max_tokens, b.max_completion_tokens, b.max_output_tokens].find((v) => typeof v === 'number' && v > 0) as
+    | number
+    | undefined;
+  return prompt + (max ?? DEFAULT_MAX_TOKENS);
+}
