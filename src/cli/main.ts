@@ -93,6 +93,9 @@ async function start(argv: string[], cli: string): Promise<number> {
       // Workers run this command again, with the V8 settings `start` runs with (cli/start-flags.ts).
       const execArgv = [...process.execArgv, ...missingStartFlags(process.execArgv, process.env.NODE_OPTIONS)];
       const print = (line: string) => process.stderr.write(`${line}\n`);
+      // A scrape reaching any worker answers with every worker's figures, gathered here.
+      if (config.metrics.port !== undefined || config.metrics.token !== undefined)
+        (await import('../platform/metrics/cluster.js')).answerWorkerScrapes();
       return runPrimary({ workers: plan.workers, execArgv, print, shutdownGraceMs: config.http.shutdownGraceMs });
     }
   }

@@ -13,10 +13,12 @@ import path from 'node:path';
 import { ON_POSTGRES, REPO_ROOT, freshDataDir, request, watchOutput, type DataDir, type OutputWatch } from '../cli/helpers.js';
 import { START_NODE_FLAGS } from '../../src/cli/start-flags.js';
 import { eventually } from '../helpers/eventually.js';
+import { Scrape } from '../helpers/prometheus.js';
 
 const BIN = path.join(REPO_ROOT, 'bin/gateway.js');
 const HAS_PROC = existsSync('/proc/self/cmdline');
 const started = new Set<number>();
+const METRICS_TOKEN = 'workers-metrics-token-0123456789';
 
 interface Started extends Pick<OutputWatch, 'output' | 'stdout' | 'waitFor'> {
   pid: number;
@@ -157,6 +159,7 @@ describe('two workers on PostgreSQL and Redis', { skip: clusterSkip }, () => {
       GATEWAY_TENANT: 'workers',
       GATEWAY_ADMIN_USERNAME: 'admin',
       GATEWAY_ADMIN_PASSWORD: 'workers-admin-password-1',
+      GATEWAY_METRICS_TOKEN: METRICS_TOKEN,
     };
     gateway = startBin(env);
     [, url] = (await gateway.waitFor(/\[worker 1\] Gateway \S+ is running at (http:\/\/127\.0\.0\.1:\d+)/)) as [string, string];
@@ -178,6 +181,21 @@ describe('two workers on PostgreSQL and Redis', { skip: clusterSkip }, () => {
   it('both workers serve requests', async () => {
     for (let i = 0; i < 6; i++) assert.equal((await call('GET', '/health')).status, 200);
     await answeredBy(gateway.stdout, '/health', 200, workers);
+  });
+
+  it("/metrics reaching either worker counts every worker's requests", async () => {
+    const scrape = async () => {
+      const res = await call('GET', '/metrics', { authorization: `Bearer ${METRICS_TOKEN}` });
+      assert.equal(res.status, 200, res.text);
+      return new Scrape(res.text);
+    };
+    const health = { method: 'GET', route: '/health', status: '200' };
+    const counted = (scraped: Scrape) => scraped.value('gateway_http_requests_total', health);
+    const before = counted(await scrape());
+    for (let i = 0; i < 10; i++) assert.equal((await call('GET', '/health')).status, 200);
+    // Scrapes land on both workers in turn; each answers with the sum over both.
+    for (let i = 0; i < 4; i++) assert.equal(counted(await scrape()) - before, 10);
+    await answeredBy(gateway.stdout, '/metrics', 200, workers);
   });
 
   it('a key revoked through one worker is refused by every worker within a second', async () => {

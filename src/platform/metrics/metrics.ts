@@ -16,6 +16,7 @@
 // tenant id; never key or user ids).
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { FastCounter, FastHistogram, type CounterSeries, type HistogramSeries } from './series.js';
+import { inCluster, joinCluster, scrapeCluster } from './cluster.js';
 
 /** Request latency, engine latency, time to first token: 5 ms to 2 minutes. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -133,7 +134,7 @@ export class GatewayMetrics {
   );
   private readonly rateLimitRejections = new FastCounter({
     name: 'gateway_rate_limit_rejections_total',
-    help: 'Requests refused (429) by a rate limit or quota, by scope (key, tenant) and limit (requests_per_minute, tokens_per_minute…).',
+    help: 'Requests refused (429) by a rate limit or quota, by scope (key, tenant) and limit (requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth).',
     labelNames: ['scope', 'limit'],
     registry: this.registry,
   });
@@ -185,6 +186,8 @@ export class GatewayMetrics {
       help: 'Documents waiting for ingestion (queued) and being ingested now (processing), across every replica.',
       labelNames: ['state'],
       registers: [this.registry],
+      // Every worker of a machine reads the same shared table: across workers, one figure, not their sum.
+      aggregator: 'max',
       async collect() {
         const depth = await sources.ingestionQueue();
         this.set({ state: 'queued' }, depth.queued);
@@ -193,6 +196,7 @@ export class GatewayMetrics {
     });
     // Event-loop lag, GC, heap, CPU, handles: prom-client's default set, on our registry.
     collectDefaultMetrics({ register: this.registry, prefix: 'gateway_', eventLoopMonitoringPrecision: EVENT_LOOP_PRECISION_MS });
+    if (inCluster()) joinCluster(this.registry);
   }
 
   /**
@@ -282,7 +286,9 @@ export class GatewayMetrics {
 
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    // A worker of several (GATEWAY_WORKERS) answers with every worker's figures.
+    const body = inCluster() ? await scrapeCluster() : await this.registry.metrics();
+    return { contentType: this.registry.contentType, body };
   }
 
   private routeSeries(routeConfig: RouteConfig | undefined, method: string): RouteSeries {
