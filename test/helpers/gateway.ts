@@ -121,16 +121,6 @@ export async function requestTo(url: string, method: string, requestPath: string
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
 
-/**
- * A second gateway on the same PostgreSQL database and secret as `of` (a replica), in
- * this process, with a data dir of its own. Closing it leaves the database to `of`.
- */
-export async function startReplica(of: TestGateway, env: Record<string, string> = {}): Promise<TestGateway> {
-  if (!of.env.DATABASE_URL) throw new Error('replicas need a shared PostgreSQL database (TEST_DATABASE_URL)');
-  const dataDir = mkdtempSync(path.join(TEST_TMP, 'gw-'));
-  return launch(dataDir, { drop: async () => {} }, { ...of.env, GATEWAY_DATA_DIR: dataDir, ...env });
-}
-
 // A copy of the migrated template: a data dir for PGlite, a cloned database on PostgreSQL.
 export async function freshDatabase(dataDir: string): Promise<{ url?: string; drop(): Promise<void> }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
