@@ -1,13 +1,18 @@
 // What the llm area reports as it works, for /metrics (platform/metrics/metrics.ts
 // implements it). Absent when metrics are off: every call site is `observer?.…`, so
 // the request path pays nothing then.
-import type { NodeView } from './router/types.js';
+
+/** A compute node as the metrics label it (a router NodeView fits: the router imports this file, not the reverse). */
+export interface ObservedNode {
+  id: string;
+  engine: string;
+}
 
 export interface LlmObserver {
   /** A node accepted a model call `ms` after it was asked (a whole JSON answer, or a stream's head). */
-  engineAccepted(node: NodeView, ms: number): void;
+  engineAccepted(node: ObservedNode, ms: number): void;
   /** A model call failed: an EngineError's failure kind, `other`, or `mid_stream`. */
-  engineFailed(node: NodeView, failure: string): void;
+  engineFailed(node: ObservedNode, failure: string): void;
   /** One usage record's tokens (every endpoint). */
   usage(model: string, tenantId: string, promptTokens: number, completionTokens: number): void;
   /** A stream's first output from the engine, `ms` after the request was routed. */
