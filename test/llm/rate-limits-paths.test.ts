@@ -99,6 +99,49 @@ describe('rate limits on every model path, and how reservations end', () => {
     }
   });
 
+  it('reserves at least the context window for requests with a kept history (their history and sources are not in the body)', async () => {
+    const t = await seedTenant(gw, 'rl-paths-history');
+    const admin = await tokenFor(gw, t.admin.id, t.tenantId);
+    const { key } = await createApiKey(gw, t.tenantId, 'history');
+    const platform = await seedTenant(gw, 'rl-paths-history-platform', ['platform_admin']);
+    const platformToken = await tokenFor(gw, platform.admin.id, platform.tenantId);
+    const assistant = await gw.request('POST', '/api/llm/v1/assistants', { apiKey: key, json: { model: 'alpha-model' } });
+    assert.equal(assistant.status, 200, assistant.text);
+    const budget = 10_000_000;
+    const set = await gw.request('PATCH', `/api/auth/tenants/${t.tenantId}`, {
+      token: platformToken,
+      json: { limits: { tokensPerDay: budget } },
+    });
+    assert.equal(set.status, 200, set.text);
+    // Each request sees what is left after its own reservation: the reservations differ
+    // by route, whatever the tokens earlier requests used (the same few each time).
+    const reservedBy = async (call: () => Promise<{ status: number; text: string; headers: Headers }>) => {
+      await gw.ctx.llm.usage.flush();
+      const [row] = await gw.ctx.db.query<{ n: number }>(
+        'SELECT coalesce(sum(prompt_tokens + completion_tokens), 0)::float8 AS n FROM usage_records WHERE tenant_id = $1',
+        [t.tenantId],
+      );
+      const response = await call();
+      assert.equal(response.status, 200, response.text);
+      return budget - Number(row!.n) - Number(response.headers.get('x-ratelimit-remaining-tokens'));
+    };
+    const CONTEXT = 4096; // GATEWAY_RAG_CONTEXT_TOKENS' default
+    // Without a history, a response reserves its body's estimate and the default answer.
+    const fresh = await reservedBy(() =>
+      gw.request('POST', '/api/llm/v1/responses', { apiKey: key, json: { model: 'alpha-model', input: 'hello' } }),
+    );
+    assert.equal(fresh, Math.ceil(JSON.stringify('hello').length / 3) + 1024);
+    const persisted = await reservedBy(() => gw.request('POST', '/api/llm/v1/chat', { token: admin, json: { message: 'hello' } }));
+    assert.equal(persisted, CONTEXT);
+    const run = await reservedBy(() =>
+      gw.request('POST', '/api/llm/v1/threads/runs', {
+        apiKey: key,
+        json: { assistant_id: assistant.body.id, thread: { messages: [{ role: 'user', content: 'hello' }] } },
+      }),
+    );
+    assert.equal(run, CONTEXT); // a run settles when it ends, in the background: last here
+  });
+
   it('releases the reservation of a request the engine failed', async () => {
     const { key } = await limitedKey({ tokensPerDay: BUDGET });
     const failed = await chat(key, { model: 'broken-model' });

@@ -54,7 +54,7 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   // Retry-After for 503s the engines cause: the router's view of nodes refreshes this often.
   const retryAfterSeconds = deps.config.llm.healthIntervalSeconds;
   // Before any route is added: it hooks every route that reaches a model as it is registered.
-  applyRateLimits(app, { limiter: llm.limiter, tenantLimits: llm.tenantLimits });
+  applyRateLimits(app, { limiter: llm.limiter, tenantLimits: llm.tenantLimits, contextTokens: deps.config.llm.ragContextTokens });
   await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
   await app.register(modelRoutes, { deps: { router: llm.router, builtIn: deps.os.builtInModels } });
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };

@@ -15,22 +15,31 @@ import { RateLimiter } from './limiter.js';
 /** The spec's max_tokens default (section 8): what a request that names no maximum reserves for its answer. */
 const DEFAULT_MAX_TOKENS = 1024;
 
-/** The routes that reach a model, and whether they generate (embeddings only read their input). */
-const METERED: Record<string, { generates: boolean }> = {
+/**
+ * The routes that reach a model: whether they generate (embeddings only read their
+ * input), and whether the engine may see more than the body (a kept history, retrieved
+ * sources): the persisted chat, thread runs, and a response continuing a conversation.
+ */
+const METERED: Record<string, { generates: boolean; keepsHistory?: (body: Record<string, unknown>) => boolean }> = {
   'POST /chat/completions': { generates: true },
   'POST /completions': { generates: true },
   'POST /embeddings': { generates: false },
-  'POST /responses': { generates: true },
-  'POST /chat': { generates: true },
-  'POST /threads/:threadId/runs': { generates: true },
-  'POST /threads/:threadId/runs/stream': { generates: true },
-  'POST /threads/runs': { generates: true },
+  'POST /responses': { generates: true, keepsHistory: (b) => b.previous_response_id != null || b.conversation != null },
+  'POST /chat': { generates: true, keepsHistory: () => true },
+  'POST /threads/:threadId/runs': { generates: true, keepsHistory: () => true },
+  'POST /threads/:threadId/runs/stream': { generates: true, keepsHistory: () => true },
+  'POST /threads/runs': { generates: true, keepsHistory: () => true },
 };
 
 export interface RateLimitHookDeps {
   limiter: RateLimiter;
   /** The tenant's limits from the cached tenant settings (null: none). */
   tenantLimits(tenantId: string): Limits | null | Promise<Limits | null>;
+  /**
+   * GATEWAY_RAG_CONTEXT_TOKENS: a kept history and its sources are trimmed so that they
+   * and the answer fit it, so it bounds what such a request can use whatever its body.
+   */
+  contextTokens: number;
 }
 
 /** Call before the area's routes are registered: hooks the metered ones as they are added. */
@@ -40,9 +49,12 @@ export function applyRateLimits(app: FastifyInstance, deps: RateLimitHookDeps): 
     reply: FastifyReply,
     principal: Principal,
     tenantLimits: Limits | null,
-    generates: boolean,
+    metered: (typeof METERED)[string],
   ) => {
-    const decision = await deps.limiter.admit(principal, tenantLimits, reservationFor(request.body, generates), String(request.id));
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, unknown>;
+    let reservation = reservationFor(body, metered.generates);
+    if (metered.keepsHistory?.(body)) reservation = Math.max(reservation, deps.contextTokens);
+    const decision = await deps.limiter.admit(principal, tenantLimits, reservation, String(request.id));
     reply.headers(decision.headers);
     if (!decision.admitted) throw decision.error;
     const { ticket } = decision;
@@ -64,7 +76,7 @@ export function applyRateLimits(app: FastifyInstance, deps: RateLimitHookDeps): 
       if (!(tenantLimits instanceof Promise) && !RateLimiter.applies(principal, tenantLimits)) return done();
       void Promise.resolve(tenantLimits)
         .then((limits) =>
-          RateLimiter.applies(principal, limits) ? check(request, reply, principal, limits, metered.generates) : undefined,
+          RateLimiter.applies(principal, limits) ? check(request, reply, principal, limits, metered) : undefined,
         )
         .then(() => done(), done);
     };
@@ -78,8 +90,8 @@ const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? []
  * The most tokens a request can use, reserved against budgets until it ends: its
  * input's JSON length / 3 (an over-estimate of its tokens for ordinary text) plus
  * its maximum output (max_tokens, max_completion_tokens or max_output_tokens, else
- * the spec's default). Thread runs and the persisted chat add history and retrieved
- * context the body does not show: their estimate is lower than what they send.
+ * the spec's default). Requests with a kept history reserve at least the context
+ * window (see METERED), which bounds what the body does not show.
  */
 export function reservationFor(body: unknown, generates: boolean): number {
   const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
