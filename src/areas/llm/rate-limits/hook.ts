@@ -75,9 +75,7 @@ export function applyRateLimits(app: FastifyInstance, deps: RateLimitHookDeps): 
       const tenantLimits = deps.tenantLimits(principal.tenantId);
       if (!(tenantLimits instanceof Promise) && !RateLimiter.applies(principal, tenantLimits)) return done();
       void Promise.resolve(tenantLimits)
-        .then((limits) =>
-          RateLimiter.applies(principal, limits) ? check(request, reply, principal, limits, metered) : undefined,
-        )
+        .then((limits) => (RateLimiter.applies(principal, limits) ? check(request, reply, principal, limits, metered) : undefined))
         .then(() => done(), done);
     };
     route.preHandler = [...asList(route.preHandler), admit];
