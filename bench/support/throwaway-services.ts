@@ -24,7 +24,8 @@ function postgresBin(): string {
   return found;
 }
 
-async function freePort(): Promise<number> {
+/** A loopback port that was just free. */
+export async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;

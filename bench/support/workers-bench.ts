@@ -7,7 +7,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +14,7 @@ import { request } from 'undici';
 import { gatewayRequestBody } from './fixtures.js';
 import { saturate, type Target } from './load.js';
 import { fmt } from './stats.js';
-import { startThrowawayServices } from './throwaway-services.js';
+import { freePort, startThrowawayServices } from './throwaway-services.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const MODES = ['json', 'stream'] as const;
@@ -45,14 +44,6 @@ interface Started {
   url: string;
   child: ChildProcess;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 async function startGateway(workers: number, env: Record<string, string>): Promise<Started> {

@@ -2,6 +2,7 @@
 // which the test can stop and start again on the same port to play a Redis outage.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { freePort } from './closed-port.js';
 
 /** Why tests that need a redis-server binary are skipped here, or false when one is installed. */
 export function redisServerMissing(): string | false {
@@ -56,12 +57,4 @@ function answers(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
