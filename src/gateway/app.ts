@@ -75,7 +75,8 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     bodyLimit: config.http.bodyLimitBytes,
     requestTimeout: config.http.requestTimeoutMs,
     keepAliveTimeout: config.http.keepAliveTimeoutMs,
-    trustProxy: config.trustProxy,
+    // Believe only the X-Forwarded-For entries our own proxies appended (config.ts, readTrustProxy).
+    trustProxy: config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
     // Our onRequest hook answers requests that arrive while closing: as a problem, with the correlation id.
     return503OnClosing: false,
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: 200 },

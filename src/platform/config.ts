@@ -16,7 +16,8 @@ export interface Config {
   workers: number;
   tls: { enabled: boolean; certFile: string | undefined; keyFile: string | undefined };
   corsOrigins: string[];
-  trustProxy: boolean;
+  /** Proxy hops in front whose X-Forwarded-For entry is believed (GATEWAY_TRUST_PROXY; 0: none, the socket's address is the client's). */
+  trustProxyHops: number;
   /** Interactive API docs at /docs (GATEWAY_API_DOCS); /openapi.json is served either way. */
   apiDocs: boolean;
   logLevel: string;
@@ -28,11 +29,17 @@ export interface Config {
     refreshTokenTtlDays: number;
     refreshReuseGraceSeconds: number;
     keyCacheTtlSeconds: number;
-    loginMaxFailuresPerAccount: number;
+    /** Sign-in throttling (areas/auth/sessions/throttle.ts): hard limits per (account, address) and per address… */
+    loginMaxFailuresPerAccountAndAddress: number;
     loginMaxFailuresPerAddress: number;
     loginThrottleWindowSeconds: number;
+    /** …and, per account across all addresses, a growing delay from this many failures on. */
+    loginAccountBackoffAfterFailures: number;
     twoFactorMaxAttemptsPerChallenge: number;
-    twoFactorMaxFailuresPerAccount: number;
+    twoFactorMaxFailuresPerAccountAndAddress: number;
+    twoFactorAccountBackoffAfterFailures: number;
+    /** The growing delay's cap, for login and two-factor alike. */
+    accountBackoffMaxSeconds: number;
   };
   http: {
     bodyLimitBytes: number;
@@ -184,7 +191,7 @@ export function loadConfig(env: Env = process.env): Config {
     workers: readWorkers(read.string('GATEWAY_WORKERS')),
     tls: { enabled: tlsMode === 'on', certFile, keyFile },
     corsOrigins: read.list('GATEWAY_CORS_ORIGINS').map((origin) => read.origin('GATEWAY_CORS_ORIGINS', origin)),
-    trustProxy: read.oneOf('GATEWAY_TRUST_PROXY', ['on', 'off'], 'off') === 'on',
+    trustProxyHops: readTrustProxy(read.string('GATEWAY_TRUST_PROXY')),
     apiDocs: read.oneOf('GATEWAY_API_DOCS', ['on', 'off'], 'on') === 'on',
     logLevel: read.oneOf('GATEWAY_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     secret,
@@ -200,11 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
       refreshTokenTtlDays: read.int('GATEWAY_REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
       refreshReuseGraceSeconds: read.int('GATEWAY_REFRESH_REUSE_GRACE_SECONDS', 10, 0, 300),
       keyCacheTtlSeconds,
-      loginMaxFailuresPerAccount: read.int('GATEWAY_LOGIN_MAX_FAILURES_PER_ACCOUNT', 5, 1, 1000),
-      loginMaxFailuresPerAddress: read.int('GATEWAY_LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
-      loginThrottleWindowSeconds: read.int('GATEWAY_LOGIN_THROTTLE_WINDOW_SECONDS', 900, 1, 86400),
-      twoFactorMaxAttemptsPerChallenge: read.int('GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE', 5, 1, 100),
-      twoFactorMaxFailuresPerAccount: read.int('GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT', 10, 1, 1000),
+      ...readSignInThrottling(read, source),
     },
     http: {
       bodyLimitBytes: read.int('GATEWAY_BODY_LIMIT_BYTES', 1024 * 1024, 1024, 512 * 1024 * 1024),
@@ -312,6 +315,44 @@ function readConfigFile(file: string): Env {
     throw new ConfigError('GATEWAY_CONFIG_FILE', 'must hold a JSON object of VARIABLE: value pairs');
   }
   return Object.fromEntries(Object.entries(parsed).map(([k, v]) => [k, v === null ? undefined : String(v)]));
+}
+
+// A client sets X-Forwarded-For to anything it likes; only the entries the proxies in
+// front appended are true, so `on` believes one hop (the address the nearest proxy
+// saw) and a number believes that many, never the client-written start of the list.
+function readTrustProxy(raw: string | undefined): number {
+  if (raw === undefined || raw.toLowerCase() === 'off') return 0;
+  if (raw.toLowerCase() === 'on') return 1;
+  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 10) return Number(raw);
+  throw new ConfigError('GATEWAY_TRUST_PROXY', `must be on, off, or the number of proxy hops (1-10), got "${raw}"`);
+}
+
+function readSignInThrottling(read: Reader, source: Env) {
+  // The per-account limits became per (account, address) plus an account-wide delay: say so rather than ignore them.
+  for (const step of ['LOGIN', '2FA'])
+    if (source[`GATEWAY_${step}_MAX_FAILURES_PER_ACCOUNT`] !== undefined)
+      throw new ConfigError(
+        `GATEWAY_${step}_MAX_FAILURES_PER_ACCOUNT`,
+        `is no longer read: use GATEWAY_${step}_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS and GATEWAY_${step}_ACCOUNT_BACKOFF_AFTER_FAILURES`,
+      );
+  // The account-wide delay must start above one address's limit, or one address could slow the owner down.
+  const limits = (step: string, perPair: number, backoffAfter: number) => {
+    const pair = read.int(`GATEWAY_${step}_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS`, perPair, 1, 1000);
+    const after = read.int(`GATEWAY_${step}_ACCOUNT_BACKOFF_AFTER_FAILURES`, backoffAfter, pair + 1, 100000);
+    return { pair, after };
+  };
+  const login = limits('LOGIN', 5, 50);
+  const twoFactor = limits('2FA', 10, 20);
+  return {
+    loginMaxFailuresPerAccountAndAddress: login.pair,
+    loginMaxFailuresPerAddress: read.int('GATEWAY_LOGIN_MAX_FAILURES_PER_ADDRESS', 20, 1, 100000),
+    loginThrottleWindowSeconds: read.int('GATEWAY_LOGIN_THROTTLE_WINDOW_SECONDS', 900, 1, 86400),
+    loginAccountBackoffAfterFailures: login.after,
+    twoFactorMaxAttemptsPerChallenge: read.int('GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE', 5, 1, 100),
+    twoFactorMaxFailuresPerAccountAndAddress: twoFactor.pair,
+    twoFactorAccountBackoffAfterFailures: twoFactor.after,
+    accountBackoffMaxSeconds: read.int('GATEWAY_ACCOUNT_BACKOFF_MAX_SECONDS', 300, 1, 86400),
+  };
 }
 
 class Reader {

@@ -5,6 +5,7 @@ import { startGateway, seedTenant, seedUser, type TestGateway } from '../helpers
 import { matchTotpStep, totpCode } from '../../src/areas/auth/two-factor/totp.js';
 import { generateApiKey, maskApiKey } from '../../src/areas/auth/api-keys/key-format.js';
 import { newId } from '../../src/platform/ids.js';
+import { twoFactorThrottleKeys } from '../../src/areas/auth/two-factor/service.js';
 
 const STEP_MS = 30_000;
 const COOKIE = 'service_refresh_token';
@@ -38,15 +39,20 @@ describe('auth two-factor', () => {
   let tenantId: string;
   const secretsSeen: string[] = [];
 
-  const post = async (path: string, json?: unknown, token?: string) => {
-    const response = await gw.request('POST', path, { ...(json !== undefined ? { json } : {}), ...(token ? { token } : {}) });
+  // `from`: the client's address, told by the (trusted) proxy in X-Forwarded-For.
+  const post = async (path: string, json?: unknown, token?: string, from?: string) => {
+    const response = await gw.request('POST', path, {
+      ...(json !== undefined ? { json } : {}),
+      ...(token ? { token } : {}),
+      ...(from ? { headers: { 'x-forwarded-for': from } } : {}),
+    });
     for (const field of ['token', 'refreshToken', 'twoFactorToken', 'secret'])
       if (response.body?.[field]) secretsSeen.push(response.body[field]);
     if (response.body?.recoveryCodes) secretsSeen.push(...response.body.recoveryCodes);
     return response;
   };
-  const login = (user: { username: string; password: string }) =>
-    post('/api/auth/login', { username: user.username, password: user.password });
+  const login = (user: { username: string; password: string }, from?: string) =>
+    post('/api/auth/login', { username: user.username, password: user.password }, undefined, from);
 
   /** Codes from a real authenticator (otpauth, configured from the URI we returned), each for a fresh time step. */
   function authenticator(uri: string) {
@@ -82,15 +88,21 @@ describe('auth two-factor', () => {
     };
   }
 
-  async function challengeFor(user: { username: string; password: string }): Promise<string> {
-    const response = await login(user);
+  async function challengeFor(user: { username: string; password: string }, from?: string): Promise<string> {
+    const response = await login(user, from);
     assert.equal(response.status, 200);
     assert.equal(response.body.requiresTwoFactor, true);
     return response.body.twoFactorToken;
   }
 
   before(async () => {
-    gw = await startGateway({ GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE: '3', GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT: '5' });
+    gw = await startGateway({
+      GATEWAY_TRUST_PROXY: 'on',
+      GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE: '3',
+      GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '5',
+      GATEWAY_2FA_ACCOUNT_BACKOFF_AFTER_FAILURES: '8',
+      GATEWAY_ACCOUNT_BACKOFF_MAX_SECONDS: '120',
+    });
     ({ tenantId } = await seedTenant(gw, 'twofactor'));
   });
   after(async () => {
@@ -230,7 +242,7 @@ describe('auth two-factor', () => {
     assert.ok(row!.seconds > 290 && row!.seconds <= 300, `expires in ${row!.seconds} s`);
   });
 
-  it('limits second-factor failures per account across challenges: 429 with Retry-After', async () => {
+  it('limits second-factor failures per account and address across challenges: 429 with Retry-After', async () => {
     const user = await enrolledUser();
     const first = await challengeFor(user);
     for (let i = 0; i < 3; i++) assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: first, code: '111111' })).status, 401);
@@ -243,6 +255,39 @@ describe('auth two-factor', () => {
     // The limit is per account: the others are unaffected.
     const other = await enrolledUser();
     assert.equal((await post('/api/auth/verify-2fa', { twoFactorToken: await challengeFor(other), code: other.totp.next() })).status, 200);
+  });
+
+  // Issue 26, item 3: someone holding the password could keep the owner from the second step everywhere.
+  it('wrong codes from one address do not keep the owner out at another; far past the limit the account waits everywhere', async () => {
+    const user = await enrolledUser();
+    const verifyFrom = (from: string, body: Record<string, string>) => post('/api/auth/verify-2fa', body, undefined, from);
+    const first = await challengeFor(user, '10.8.0.1');
+    for (let i = 0; i < 3; i++) assert.equal((await verifyFrom('10.8.0.1', { twoFactorToken: first, code: '111111' })).status, 401);
+    const second = await challengeFor(user, '10.8.0.1');
+    for (let i = 0; i < 2; i++) assert.equal((await verifyFrom('10.8.0.1', { twoFactorToken: second, code: '111111' })).status, 401);
+    // Refused at that address even with a right (recovery) code, which stays unused.
+    const twoFactorToken = await challengeFor(user, '10.8.0.1');
+    const atStranger = await verifyFrom('10.8.0.1', { twoFactorToken, recoveryCode: user.recoveryCodes[0]! });
+    assert.equal(atStranger.status, 429, atStranger.text);
+    assert.ok(Number(atStranger.headers.get('retry-after')) >= 1);
+    const owner = await verifyFrom('10.8.0.2', { twoFactorToken: await challengeFor(user, '10.8.0.2'), code: user.totp.next() });
+    assert.equal(owner.status, 200, owner.text);
+
+    // The owner's success clears none of the account's failures: three more from elsewhere make eight.
+    const third = await challengeFor(user, '10.8.0.3');
+    for (let i = 0; i < 3; i++) assert.equal((await verifyFrom('10.8.0.3', { twoFactorToken: third, code: '111111' })).status, 401);
+    const accountKey = twoFactorThrottleKeys.account(user.id);
+    assert.equal((await gw.ctx.failures.peek(accountKey)).count, 8);
+    // As many more as a patient guesser spreads over time (straight into the real counter, so the
+    // test waits through no delay): every address now waits the capped delay, the owner's too.
+    for (let i = 0; i < 10; i++) await gw.ctx.failures.fail(accountKey);
+    const everywhere = await verifyFrom('10.8.0.2', {
+      twoFactorToken: await challengeFor(user, '10.8.0.2'),
+      recoveryCode: user.recoveryCodes[0]!,
+    });
+    assert.equal(everywhere.status, 429, everywhere.text);
+    const retryAfter = Number(everywhere.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 120, `Retry-After ${retryAfter}`);
   });
 
   it('verify-2fa refuses disabled users, bad input and unknown challenges', async () => {

@@ -1,5 +1,5 @@
-// Fixed-window failure counters for throttling (login, two-factor), and the attempts
-// still in flight on each key. In-process by default; the interface is async so the
+// Fixed-window failure counters for throttling (login, two-factor), the time of each
+// key's last failure (for growing delays), and the attempts still in flight on each key. In-process by default; the interface is async so the
 // Redis implementation (redis-failure-counter.ts) shares both across replicas.
 // Counts are deliberately not durable: a restart forgets them.
 
@@ -10,6 +10,8 @@ export interface Reservation {
   inFlight: number;
   /** Seconds until the failure window resets (0 when there is none). */
   retryAfterSeconds: number;
+  /** Milliseconds since the key's last failure in the window; undefined when there is none. */
+  msSinceLastFailure: number | undefined;
   /** Ends this attempt (success or not); call it exactly once. */
   end(): void;
 }
@@ -29,7 +31,7 @@ export interface FailureCounter {
 }
 
 export class LocalFailureCounter implements FailureCounter {
-  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private readonly windows = new Map<string, { count: number; resetAt: number; lastFailureAt: number }>();
   private readonly inFlight = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -58,10 +60,12 @@ export class LocalFailureCounter implements FailureCounter {
       if (left > 0) this.inFlight.set(key, left);
       else this.inFlight.delete(key);
     };
+    const lastFailureAt = this.current(key)?.lastFailureAt;
     return this.peek(key).then(({ count, retryAfterSeconds }) => ({
       count,
       inFlight: this.inFlight.get(key) ?? inFlight,
       retryAfterSeconds,
+      msSinceLastFailure: lastFailureAt === undefined ? undefined : this.now() - lastFailureAt,
       end,
     }));
   }
@@ -69,9 +73,10 @@ export class LocalFailureCounter implements FailureCounter {
   async fail(key: string): Promise<number> {
     let window = this.current(key);
     if (!window) {
-      window = { count: 0, resetAt: this.now() + this.windowSeconds * 1000 };
+      window = { count: 0, resetAt: this.now() + this.windowSeconds * 1000, lastFailureAt: 0 };
       this.windows.set(key, window);
     }
+    window.lastFailureAt = this.now();
     return ++window.count;
   }
 

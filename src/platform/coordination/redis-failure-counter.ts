@@ -14,14 +14,26 @@ import { LocalFailureCounter, type FailureCounter, type Reservation } from './fa
 /** An attempt's in-flight mark outlives a replica that died mid-attempt by at most this. */
 const IN_FLIGHT_TTL_MS = 30_000;
 
-// KEYS[1] failures; ARGV[1] window ms. A window starts with its first failure.
+// Times are Redis's own clock (TIME), so replicas whose clocks differ agree on them.
+const NOW_MS = `local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
+// KEYS[1] failures, KEYS[2] last failure's time; ARGV[1] window ms. A window starts with its first failure.
 const FAIL = `local n = redis.call('INCR', KEYS[1])
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+${NOW_MS}
+redis.call('SET', KEYS[2], string.format('%d', now), 'PX', math.max(1, redis.call('PTTL', KEYS[1])))
 return n`;
-// KEYS[1] failures, KEYS[2] in flight; ARGV[1] in-flight ttl ms. Returns {failures, in flight, window ms left}.
+// KEYS[1] failures, KEYS[2] in flight, KEYS[3] last failure's time; ARGV[1] in-flight ttl ms.
+// Returns {failures, in flight, window ms left, ms since the last failure or -1}.
 const BEGIN = `local i = redis.call('INCR', KEYS[2])
 redis.call('PEXPIRE', KEYS[2], ARGV[1])
-return {tonumber(redis.call('GET', KEYS[1]) or '0'), i, redis.call('PTTL', KEYS[1])}`;
+local last = redis.call('GET', KEYS[3])
+local since = -1
+if last then
+  ${NOW_MS}
+  since = math.max(0, now - tonumber(last))
+end
+return {tonumber(redis.call('GET', KEYS[1]) or '0'), i, redis.call('PTTL', KEYS[1]), since}`;
 // KEYS[1] in flight. Never below zero, even after the mark expired.
 const END = `local i = redis.call('DECR', KEYS[1])
 if i <= 0 then redis.call('DEL', KEYS[1]) end
@@ -29,8 +41,8 @@ return i`;
 const PEEK = `return {tonumber(redis.call('GET', KEYS[1]) or '0'), redis.call('PTTL', KEYS[1])}`;
 
 type Scripted = Redis & {
-  throttleFail(key: string, windowMs: number): Promise<number>;
-  throttleBegin(failures: string, inFlight: string, ttlMs: number): Promise<[number, number, number]>;
+  throttleFail(failures: string, lastFailure: string, windowMs: number): Promise<number>;
+  throttleBegin(failures: string, inFlight: string, lastFailure: string, ttlMs: number): Promise<[number, number, number, number]>;
   throttleEnd(inFlight: string): Promise<number>;
   throttlePeek(failures: string): Promise<[number, number]>;
 };
@@ -43,11 +55,11 @@ export class RedisFailureCounter implements FailureCounter {
   constructor(
     redis: Redis,
     private readonly windowSeconds: number,
-    private readonly keyOf: (kind: 'f' | 'i', key: string) => string,
+    private readonly keyOf: (kind: 'f' | 'i' | 'l', key: string) => string,
     private readonly onError: (error: Error) => void = () => {},
   ) {
-    redis.defineCommand('throttleFail', { numberOfKeys: 1, lua: FAIL });
-    redis.defineCommand('throttleBegin', { numberOfKeys: 2, lua: BEGIN });
+    redis.defineCommand('throttleFail', { numberOfKeys: 2, lua: FAIL });
+    redis.defineCommand('throttleBegin', { numberOfKeys: 3, lua: BEGIN });
     redis.defineCommand('throttleEnd', { numberOfKeys: 1, lua: END });
     redis.defineCommand('throttlePeek', { numberOfKeys: 1, lua: PEEK });
     this.redis = redis as Scripted;
@@ -67,7 +79,12 @@ export class RedisFailureCounter implements FailureCounter {
   async begin(key: string): Promise<Reservation> {
     const inFlightKey = this.keyOf('i', key);
     try {
-      const [count, inFlight, ttlMs] = await this.redis.throttleBegin(this.keyOf('f', key), inFlightKey, IN_FLIGHT_TTL_MS);
+      const [count, inFlight, ttlMs, sinceMs] = await this.redis.throttleBegin(
+        this.keyOf('f', key),
+        inFlightKey,
+        this.keyOf('l', key),
+        IN_FLIGHT_TTL_MS,
+      );
       let ended = false;
       const end = () => {
         if (ended) return;
@@ -75,7 +92,13 @@ export class RedisFailureCounter implements FailureCounter {
         // A lost decrement only keeps the mark until it expires: conservative, never lenient.
         this.redis.throttleEnd(inFlightKey).catch(() => {});
       };
-      return { count, inFlight, retryAfterSeconds: secondsLeft(count, ttlMs), end };
+      return {
+        count,
+        inFlight,
+        retryAfterSeconds: secondsLeft(count, ttlMs),
+        msSinceLastFailure: sinceMs >= 0 ? sinceMs : undefined,
+        end,
+      };
     } catch (error) {
       this.onError(error as Error);
       return this.local.begin(key);
@@ -85,7 +108,7 @@ export class RedisFailureCounter implements FailureCounter {
   async fail(key: string): Promise<number> {
     const local = await this.local.fail(key);
     try {
-      return await this.redis.throttleFail(this.keyOf('f', key), this.windowSeconds * 1000);
+      return await this.redis.throttleFail(this.keyOf('f', key), this.keyOf('l', key), this.windowSeconds * 1000);
     } catch (error) {
       this.onError(error as Error);
       return local;
@@ -95,7 +118,7 @@ export class RedisFailureCounter implements FailureCounter {
   async reset(key: string): Promise<void> {
     await this.local.reset(key);
     try {
-      await this.redis.del(this.keyOf('f', key));
+      await this.redis.del(this.keyOf('f', key), this.keyOf('l', key));
     } catch (error) {
       this.onError(error as Error);
     }

@@ -10,15 +10,17 @@ import type { AccessTokens } from './access-tokens.js';
 export interface SessionDeps {
   db: Database;
   secrets: Pick<Secrets, 'hash'>;
-  /** Failed sign-in attempts, counted per account and per address (throttle.ts). */
+  /** Failed sign-in attempts, counted per (account, address), per address and per account (throttle.ts). */
   failures: FailureCounter;
   config: {
     auth: Pick<
       Config['auth'],
       | 'refreshTokenTtlDays'
       | 'refreshReuseGraceSeconds'
-      | 'loginMaxFailuresPerAccount'
+      | 'loginMaxFailuresPerAccountAndAddress'
       | 'loginMaxFailuresPerAddress'
+      | 'loginAccountBackoffAfterFailures'
+      | 'accountBackoffMaxSeconds'
       | 'twoFactorMaxAttemptsPerChallenge'
     >;
   };

@@ -24,16 +24,38 @@ import { createChallenge } from './challenges.js';
 import type { SessionDeps } from './deps.js';
 import { refreshTokenRepository } from './repository.js';
 import type { Session, TwoFactorRequired } from './schemas.js';
-import type { Throttle } from './throttle.js';
+import type { Limit, Throttle } from './throttle.js';
 
 // One wording for unknown user, wrong password, disabled user and disabled tenant.
 const invalidCredentials = () => new AppError('INVALID_CREDENTIALS', 'The username or password is incorrect.');
 const invalidRefreshToken = () => new AppError('INVALID_REFRESH_TOKEN', 'The refresh token is invalid, expired or revoked; sign in again.');
 
+// `address` is request.ip: the socket's peer, or behind GATEWAY_TRUST_PROXY the entry
+// our own proxy appended to X-Forwarded-For (never one the client wrote).
 export const loginThrottleKeys = {
   account: (login: string) => `login:acct:${login.toLowerCase()}`,
+  accountAtAddress: (login: string, ip: string) => `login:acct-ip:${login.toLowerCase()}|${ip}`,
   address: (ip: string) => `login:ip:${ip}`,
 };
+
+/**
+ * Sign-in throttling: a hard limit per (account, address), so a stranger elsewhere
+ * cannot lock the owner out; one per address across accounts (password spraying);
+ * and per account across all addresses only a growing delay, far above the first
+ * (guessing spread over many addresses). A success resets the (account, address)
+ * count alone: the account-wide count is left to its window, so the owner's
+ * sign-ins never wipe out failures a distributed guesser has run up.
+ */
+function loginLimits(auth: SessionDeps['config']['auth'], login: string, address: string): Limit[] {
+  return [
+    { key: loginThrottleKeys.accountAtAddress(login, address), max: auth.loginMaxFailuresPerAccountAndAddress },
+    { key: loginThrottleKeys.address(address), max: auth.loginMaxFailuresPerAddress },
+    {
+      key: loginThrottleKeys.account(login),
+      backoff: { after: auth.loginAccountBackoffAfterFailures, maxDelaySeconds: auth.accountBackoffMaxSeconds },
+    },
+  ];
+}
 
 export async function login(
   deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>,
@@ -41,12 +63,7 @@ export async function login(
   input: { username: string; password: string },
   address: string,
 ): Promise<Session | TwoFactorRequired> {
-  const { auth } = deps.config;
-  const accountKey = loginThrottleKeys.account(input.username);
-  const attempt = await throttle.begin([
-    { key: accountKey, max: auth.loginMaxFailuresPerAccount },
-    { key: loginThrottleKeys.address(address), max: auth.loginMaxFailuresPerAddress },
-  ]);
+  const attempt = await throttle.begin(loginLimits(deps.config.auth, input.username, address));
   try {
     const row = await userByLogin(deps, input.username);
     // Unknown users are checked against a decoy hash so both cases take as long.
@@ -56,7 +73,7 @@ export async function login(
       await attempt.fail();
       throw invalidCredentials();
     }
-    await attempt.reset(accountKey);
+    await attempt.reset(loginThrottleKeys.accountAtAddress(input.username, address));
     if (row.totp_enabled) {
       return { requiresTwoFactor: true, userId: row.id, twoFactorToken: await createChallenge(deps, row.id) };
     }

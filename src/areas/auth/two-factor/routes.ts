@@ -24,7 +24,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ deps: TwoFactorDeps }>
       config: { access: 'signedIn' },
       schema: { body: EnableBody, response: { 200: EnableResponse, ...problems(400, 401, 403, 404, 409, 429) } },
     },
-    async (request) => enableTwoFactor(deps, throttle, principalOf(request), request.body.code),
+    async (request) => enableTwoFactor(deps, throttle, principalOf(request), request.body.code, request.ip),
   );
 
   app.post(
@@ -33,14 +33,14 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ deps: TwoFactorDeps }>
       config: { access: 'signedIn' },
       schema: { body: DisableBody, response: { 200: UserSchema, ...problems(400, 401, 403, 404, 409, 429) } },
     },
-    async (request) => disableTwoFactor(deps, throttle, principalOf(request), request.body),
+    async (request) => disableTwoFactor(deps, throttle, principalOf(request), request.body, request.ip),
   );
 
   app.post(
     '/verify-2fa',
     { config: { access: 'public' }, schema: { body: VerifyBody, response: { 200: SessionResponse, ...problems(400, 401, 429) } } },
     async (request, reply) => {
-      const session = await verifyTwoFactor(deps, throttle, request.body);
+      const session = await verifyTwoFactor(deps, throttle, request.body, request.ip);
       setRefreshCookie(reply, session.refreshToken, deps.config.auth.refreshTokenTtlDays);
       return session;
     },

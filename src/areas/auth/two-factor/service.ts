@@ -5,9 +5,12 @@
 //   (told apart by shape), or the recovery code in `recoveryCode`; exactly one of the two.
 // - A wrong code or password on enable/disable is a 400 naming the field, not a 401:
 //   the caller's access token is fine, and 401 tells clients to refresh it.
-// - Wrong second factors (verify-2fa, enable, disable) count against one per-account
-//   limit (GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT) → 429 with Retry-After; each login
-//   challenge also dies after GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE attempts.
+// - Wrong second factors (verify-2fa, enable, disable) are throttled as passwords are
+//   (sessions/service.ts): a hard limit per (account, address)
+//   (GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS) → 429 with Retry-After, and per
+//   account across addresses a growing delay from GATEWAY_2FA_ACCOUNT_BACKOFF_AFTER_FAILURES
+//   on; so someone holding the password cannot keep the owner out from elsewhere. Each
+//   login challenge also dies after GATEWAY_2FA_MAX_ATTEMPTS_PER_CHALLENGE attempts.
 import type { Config } from '../../../platform/config.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import { AppError, validation } from '../../../platform/errors.js';
@@ -21,7 +24,7 @@ import { consumeChallenge, endChallenges, spendChallengeAttempt } from '../sessi
 import type { Session } from '../sessions/schemas.js';
 import type { SessionDeps } from '../sessions/deps.js';
 import { startSession } from '../sessions/service.js';
-import type { Throttle } from '../sessions/throttle.js';
+import type { Limit, Throttle } from '../sessions/throttle.js';
 import { twoFactorRepository } from './repository.js';
 import type { DisableBody, EnableResponse, SetupResponse, VerifyBody } from './schemas.js';
 import { newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.js';
@@ -31,10 +34,28 @@ import { isTotpShaped, matchTotpStep, newTotpSecret, otpauthUri } from './totp.j
 export interface TwoFactorDeps extends SessionDeps {
   bus: InvalidationBus;
   secrets: Pick<Secrets, 'hash' | 'encrypt' | 'decrypt'>;
-  config: { auth: SessionDeps['config']['auth'] & Pick<Config['auth'], 'twoFactorMaxFailuresPerAccount'> };
+  config: {
+    auth: SessionDeps['config']['auth'] &
+      Pick<Config['auth'], 'twoFactorMaxFailuresPerAccountAndAddress' | 'twoFactorAccountBackoffAfterFailures'>;
+  };
 }
 
-export const twoFactorThrottleKey = (userId: string) => `2fa:acct:${userId}`;
+export const twoFactorThrottleKeys = {
+  account: (userId: string) => `2fa:acct:${userId}`,
+  accountAtAddress: (userId: string, ip: string) => `2fa:acct-ip:${userId}|${ip}`,
+};
+
+/** Like login's: a success resets the (account, address) count only. */
+function twoFactorLimits(deps: TwoFactorDeps, userId: string, address: string): Limit[] {
+  const { auth } = deps.config;
+  return [
+    { key: twoFactorThrottleKeys.accountAtAddress(userId, address), max: auth.twoFactorMaxFailuresPerAccountAndAddress },
+    {
+      key: twoFactorThrottleKeys.account(userId),
+      backoff: { after: auth.twoFactorAccountBackoffAfterFailures, maxDelaySeconds: auth.accountBackoffMaxSeconds },
+    },
+  ];
+}
 
 const invalidChallenge = () => new AppError('INVALID_TWO_FACTOR', 'The two-factor challenge is invalid, used or expired; sign in again.');
 const wrongCode = () => new AppError('INVALID_TWO_FACTOR', 'The two-factor code is incorrect.');
@@ -56,12 +77,13 @@ export async function enableTwoFactor(
   throttle: Throttle,
   principal: Principal,
   code: string,
+  address: string,
 ): Promise<EnableResponse> {
   const user = await signedInUserRow(deps, principal);
   if (user.totp_enabled) throw alreadyEnabled();
   if (!user.totp_secret) throw new AppError('CONFLICT', 'Start with POST /api/auth/2fa/setup to get a secret.');
-  const key = twoFactorThrottleKey(user.id);
-  const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
+  const key = twoFactorThrottleKeys.accountAtAddress(user.id, address);
+  const attempt = await throttle.begin(twoFactorLimits(deps, user.id, address));
   try {
     if (!(await acceptTotp(deps, user, code))) {
       await attempt.fail();
@@ -84,14 +106,20 @@ export async function enableTwoFactor(
 }
 
 /** Turns 2FA off after a current code (TOTP or recovery) or the password. */
-export async function disableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, principal: Principal, proof: DisableBody): Promise<User> {
+export async function disableTwoFactor(
+  deps: TwoFactorDeps,
+  throttle: Throttle,
+  principal: Principal,
+  proof: DisableBody,
+  address: string,
+): Promise<User> {
   if ((proof.code === undefined) === (proof.password === undefined)) {
     throw validation('code', 'send either `code` or `password`, not both and not neither');
   }
   const user = await signedInUserRow(deps, principal);
   if (!user.totp_enabled) throw notEnabled();
-  const key = twoFactorThrottleKey(user.id);
-  const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
+  const key = twoFactorThrottleKeys.accountAtAddress(user.id, address);
+  const attempt = await throttle.begin(twoFactorLimits(deps, user.id, address));
   try {
     const ok =
       proof.password !== undefined
@@ -116,14 +144,14 @@ export async function disableTwoFactor(deps: TwoFactorDeps, throttle: Throttle, 
 }
 
 /** Second step of login: the challenge from login plus a code gives the full login response. */
-export async function verifyTwoFactor(deps: TwoFactorDeps, throttle: Throttle, input: VerifyBody): Promise<Session> {
+export async function verifyTwoFactor(deps: TwoFactorDeps, throttle: Throttle, input: VerifyBody, address: string): Promise<Session> {
   if ((input.code === undefined) === (input.recoveryCode === undefined)) {
     throw validation('code', 'send either `code` or `recoveryCode`, not both and not neither');
   }
   const challenge = await spendChallengeAttempt(deps, input.twoFactorToken);
   if (!challenge) throw invalidChallenge();
-  const key = twoFactorThrottleKey(challenge.userId);
-  const attempt = await throttle.begin([{ key, max: deps.config.auth.twoFactorMaxFailuresPerAccount }]);
+  const key = twoFactorThrottleKeys.accountAtAddress(challenge.userId, address);
+  const attempt = await throttle.begin(twoFactorLimits(deps, challenge.userId, address));
   try {
     const user = await userById(deps, challenge.userId);
     const state = user ? await deps.auth.accounts.get(user.id) : null;
