@@ -113,6 +113,14 @@ describe('coordination on Redis', { skip: redisServerMissing() }, () => {
     assert.equal(peek.count, 2);
     assert.equal(peek.retryAfterSeconds, 1);
     assert.deepEqual(await a.failures.peek('login:acct:bob'), { count: 0, retryAfterSeconds: 0 });
+    // So is the time of the last failure (on Redis's clock), which the account-wide delay counts from.
+    const sinceAlice = await b.failures.begin('login:acct:alice');
+    const sinceBob = await b.failures.begin('login:acct:bob');
+    sinceAlice.end();
+    sinceBob.end();
+    assert.equal(typeof sinceAlice.msSinceLastFailure, 'number');
+    assert.ok(sinceAlice.msSinceLastFailure! >= 0);
+    assert.equal(sinceBob.msSinceLastFailure, undefined, 'no failure, no time');
 
     const first = await a.failures.begin('login:ip:10.0.0.1');
     const second = await b.failures.begin('login:ip:10.0.0.1');
@@ -131,6 +139,9 @@ describe('coordination on Redis', { skip: redisServerMissing() }, () => {
     assert.equal(await b.failures.fail('login:acct:alice'), 1, 'a new window starts');
     await a.failures.reset('login:acct:alice');
     assert.equal((await b.failures.peek('login:acct:alice')).count, 0);
+    const afterReset = await b.failures.begin('login:acct:alice');
+    afterReset.end();
+    assert.equal(afterReset.msSinceLastFailure, undefined, 'a reset forgets the last failure too');
   });
 
   it('degrades when Redis stops (caches keep seconds, throttling per replica) and recovers by itself when it is back', async () => {
