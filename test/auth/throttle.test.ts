@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LocalFailureCounter } from '../../src/platform/coordination/failure-counter.js';
+import { ConfigError, loadConfig } from '../../src/platform/config.js';
 import { AppError } from '../../src/platform/errors.js';
 import { backoffDelaySeconds, type Limit, Throttle } from '../../src/areas/auth/sessions/throttle.js';
 
@@ -80,5 +81,41 @@ describe('sign-in throttle: the account-wide growing delay', () => {
     clock.now += 100_000;
     for (let i = 0; i < 3; i++) await counter.fail('login:acct:alice');
     await assert.rejects(throttle.begin(limits), (error: AppError) => error.extra.retryAfterSeconds === 500);
+  });
+});
+
+describe('sign-in throttling configuration', () => {
+  const rejects = (env: Record<string, string>, variable: string, message: RegExp) =>
+    assert.throws(
+      () => loadConfig(env),
+      (error: Error) => error instanceof ConfigError && error.variable === variable && message.test(error.message),
+    );
+
+  it('has per-(account, address) limits, and an account-wide delay far above them', () => {
+    const { auth } = loadConfig({});
+    assert.deepEqual(
+      [auth.loginMaxFailuresPerAccountAndAddress, auth.loginMaxFailuresPerAddress, auth.loginAccountBackoffAfterFailures],
+      [5, 20, 50],
+    );
+    assert.deepEqual([auth.twoFactorMaxFailuresPerAccountAndAddress, auth.twoFactorAccountBackoffAfterFailures], [10, 20]);
+    assert.equal(auth.accountBackoffMaxSeconds, 300);
+    rejects(
+      { GATEWAY_LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '10', GATEWAY_LOGIN_ACCOUNT_BACKOFF_AFTER_FAILURES: '10' },
+      'GATEWAY_LOGIN_ACCOUNT_BACKOFF_AFTER_FAILURES',
+      /between 11 and/,
+    );
+  });
+
+  it('refuses the retired per-account variables, naming their replacements', () => {
+    rejects({ GATEWAY_LOGIN_MAX_FAILURES_PER_ACCOUNT: '5' }, 'GATEWAY_LOGIN_MAX_FAILURES_PER_ACCOUNT', /PER_ACCOUNT_AND_ADDRESS/);
+    rejects({ GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT: '5' }, 'GATEWAY_2FA_MAX_FAILURES_PER_ACCOUNT', /2FA_ACCOUNT_BACKOFF/);
+  });
+
+  it('GATEWAY_TRUST_PROXY: off, on (one proxy) or a number of proxies', () => {
+    assert.equal(loadConfig({}).trustProxyHops, 0);
+    assert.equal(loadConfig({ GATEWAY_TRUST_PROXY: 'off' }).trustProxyHops, 0);
+    assert.equal(loadConfig({ GATEWAY_TRUST_PROXY: 'on' }).trustProxyHops, 1);
+    assert.equal(loadConfig({ GATEWAY_TRUST_PROXY: '2' }).trustProxyHops, 2);
+    for (const bad of ['yes', '0', '11']) rejects({ GATEWAY_TRUST_PROXY: bad }, 'GATEWAY_TRUST_PROXY', /proxy hops/);
   });
 });
