@@ -210,7 +210,7 @@ describe('llm router: balancing and failover', () => {
     assert.equal(await router.resolveModel(tenantId, 'shared'), 'shared', 'other tenants are unaffected');
 
     // The first allowed id, whichever node lists it: llama-o is on o, the last node, only.
-    await router.refresh(nodeNamed(gw, 'o').definition.id); // o lists llama-o again (an earlier test made the router drop it)
+    await router.refresh(nodeNamed(gw, 'o').definition.id); // o lists llama-o again (a confirmation probe may have seen it gone)
     assert.equal((await patch({ allowedModels: ['shared', 'llama-o'] })).status, 200);
     assert.deepEqual(
       (await router.availableModels(t.tenantId)).map((m) => m.id),

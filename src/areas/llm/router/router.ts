@@ -17,6 +17,8 @@ export interface RouterOptions {
 }
 
 const AUTO = 'auto';
+/** What a node lacks for one request (the model, or the endpoint): another node may have it; nothing counts against this one. */
+const ABSENT = new Set(['model_not_found', 'endpoint_missing']);
 
 export class Router implements ModelRouter {
   private rotation = 0;
@@ -85,6 +87,7 @@ export class Router implements ModelRouter {
     const tried = new Set<NodeRuntime>();
     let failed = 0;
     let missing = 0;
+    let lacking: EngineError | undefined;
     let lastFailure: EngineError | undefined;
     let started: number | undefined;
     for (let n = 0; n < this.options.maxAttempts; n++) {
@@ -104,15 +107,22 @@ export class Router implements ModelRouter {
         // A caller that went away is not a failure of the engine's.
         if (!(error instanceof EngineError)) this.observer?.engineFailed(node.view, 'other');
         else if (error.failure !== 'aborted') this.observer?.engineFailed(node.view, error.failure);
-        if (!(error instanceof EngineError) || (!error.retryable && error.failure !== 'model_not_found')) {
+        if (!(error instanceof EngineError) || (!error.retryable && !ABSENT.has(error.failure))) {
           lease.settle('neutral');
           throw error;
         }
         if (error.failure === 'model_not_found') {
-          // Not the node's fault: it just does not have the model (any more). Stop sending it there until it lists it again.
-          node.models = node.models.filter((m) => m.id !== resolved);
+          // Not the node's fault, and not this request's to decide for everyone: the node's
+          // model list is shared by every tenant it serves, so only a probe of its listing
+          // may change it. This request tries another node; the probe re-reads the truth.
           lease.settle('neutral');
+          this.registry.confirmModels(node);
           missing++;
+        } else if (error.failure === 'endpoint_missing') {
+          // The node lacks the endpoint (say, /v1/embeddings), not the model: another node
+          // serving the model may have it. Nothing about the node changes.
+          lease.settle('neutral');
+          lacking = error;
         } else {
           lease.settle('failed', `${error.failure}: ${error.message}`);
           failed++;
@@ -120,6 +130,8 @@ export class Router implements ModelRouter {
         }
       }
     }
+    // Every node tried lacks the endpoint (or the model): the caller learns which endpoint, as a 400.
+    if (failed === 0 && lacking) throw lacking;
     if (failed === 0 && missing > 0) {
       throw this.unavailable(
         tenantId,
