@@ -9,6 +9,7 @@ import { ownedBy, type NodeRuntime } from './node-runtime.js';
 import type { NodeRegistry } from './registry.js';
 import type { TenantSettingsCache } from './tenant-settings.js';
 import type { AvailableModel, Lease, ModelRouter, TenantLlmSettings } from './types.js';
+import { waysToAModel } from './no-model.js';
 
 export interface RouterOptions {
   maxAttempts: number;
@@ -60,25 +61,53 @@ export class Router implements ModelRouter {
       this.check(tenantId, settings, requested);
       return requested;
     }
+    const resolved = this.autoNow(tenantId, settings);
+    if (resolved !== undefined) return resolved;
     if (settings.defaultModel !== null) {
       // The tenant's own choice: if its nodes are down that is an outage, not the caller's mistake.
-      if (!this.nodesFor(tenantId, settings.defaultModel).some((n) => n.routable && n.serves(settings.defaultModel!))) {
-        throw this.unavailable(
-          tenantId,
-          settings.defaultModel,
-          `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`,
-        );
-      }
-      return settings.defaultModel;
-    }
-    const first = this.firstAvailable(tenantId, settings);
-    if (first === undefined)
       throw this.unavailable(
         tenantId,
-        undefined,
-        'No model is available to this tenant right now: no healthy compute node serves one. Retry later.',
+        settings.defaultModel,
+        `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`,
       );
-    return first;
+    }
+    throw this.noModel(tenantId, settings);
+  }
+
+  async autoModel(tenantId: string): Promise<string | undefined> {
+    await this.registry.whenReady();
+    return this.autoNow(tenantId, await this.tenants.get(tenantId));
+  }
+
+  /** What `auto` stands for now: the tenant's default while a healthy node serves it, else the first available model. */
+  private autoNow(tenantId: string, settings: TenantLlmSettings): string | undefined {
+    const preferred = settings.defaultModel;
+    if (preferred === null) return this.firstAvailable(tenantId, settings);
+    return this.nodesFor(tenantId, preferred).some((n) => n.routable && n.serves(preferred)) ? preferred : undefined;
+  }
+
+  /**
+   * No model for `auto`. While some node of the tenant is not up yet (starting, down,
+   * cooled down) a retry may help: 503 with Retry-After. Otherwise nothing is coming
+   * until someone acts, so the answer says what to do and asks for no retry.
+   */
+  private noModel(tenantId: string, settings: TenantLlmSettings): AppError {
+    const nodes = this.registry.nodes().filter((n) => n.visibleTo(tenantId) && n.definition.enabled && !n.retired);
+    const waiting = nodes.filter((n) => !n.routable);
+    if (waiting.length > 0) {
+      return new AppError(
+        'SERVICE_UNAVAILABLE',
+        `No model is available to this tenant right now: ${waiting.length} of its ${nodes.length} compute node(s) cannot be reached at the moment, and the others serve none. Retry later.`,
+        { retryAfterSeconds: this.retryAfter(waiting) },
+      );
+    }
+    const served = nodes.some((n) => n.models.length > 0);
+    const detail =
+      served && settings.allowedModels !== null
+        ? 'No model is available to this tenant: none of the models its allowedModels names is served. A tenant admin can change allowedModels (PATCH /api/auth/tenants/{tenantId}), or an operator can serve one of them: ' +
+          `${waysToAModel(new Set(nodes.map((n) => n.definition.engine)))}.`
+        : `No model is available to this tenant yet: no compute node serves one. To add one, ${waysToAModel(new Set(nodes.map((n) => n.definition.engine)))}.`;
+    return new AppError('SERVICE_UNAVAILABLE', detail, { final: true });
   }
 
   async dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }> {
