@@ -18,7 +18,7 @@ const GROUPS = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
 class UsageError extends Error {}
 
 export async function main(argv: string[]): Promise<number> {
-  const cli = invocation();
+  const cli = invocation(process.argv[1], process.cwd(), process.env.npm_command);
   try {
     const [first, second] = argv;
     if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
@@ -232,10 +232,18 @@ function startHelp(cli: string): string {
 }
 
 /** How the user ran us, so hints can be pasted back as they are. */
-function invocation(): string {
-  const script = process.argv[1] ?? 'gateway';
-  if (path.basename(script) === 'gateway') return 'gateway';
-  const relative = path.relative(process.cwd(), script) || script;
+/**
+ * How the operator runs this CLI, for the hints it and the start banner print: the
+ * way that works where they are. From a checkout (`npm start`, `node bin/gateway.js`,
+ * `npx gateway`) that is `npx gateway`, as the README says; `gateway` itself only when
+ * it is on the PATH (npm link, a global install), where `npx gateway` could fetch an
+ * unrelated package of that name instead.
+ */
+export function invocation(script: string | undefined, cwd: string, npmCommand: string | undefined): string {
+  if (!script) return 'gateway';
+  if (path.basename(script) === 'gateway') return npmCommand === 'exec' ? 'npx gateway' : 'gateway';
+  const relative = path.relative(cwd, script) || script;
+  if (relative === path.join('bin', 'gateway.js')) return 'npx gateway';
   return script.endsWith('.ts') ? `npx tsx ${relative}` : `node ${relative}`;
 }
 

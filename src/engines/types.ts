@@ -199,17 +199,26 @@ export type EngineFailure =
   | 'overloaded' // 503 / 429 from the engine
   | 'upstream_error' // other 5xx, or a body that is not what the protocol promises
   | 'model_not_found' // the engine does not have (or could not load) the model
+  | 'endpoint_missing' // the engine has no such endpoint (a 404 that is not about the model): `options.endpoint` names it
   | 'rejected' // the engine refused the request (4xx other than 404/429)
   | 'conflict' // the engine already holds something else under the name asked for
   | 'download_failed' // a pull's download from the caller's URL failed (refused, DNS, HTTP error, cut off): the source's fault, not the node's
   | 'unsupported' // the engine cannot honour a field of the request; the message (ours, naming the field) goes to the client as a 400
   | 'aborted'; // our caller went away
 
+export interface EngineErrorOptions {
+  status?: number;
+  retryable?: boolean;
+  cause?: unknown;
+  /** With `endpoint_missing`: the path the node lacks (`/v1/embeddings`), ours to show the caller. */
+  endpoint?: string;
+}
+
 export class EngineError extends Error {
   constructor(
     readonly failure: EngineFailure,
     message: string,
-    readonly options: { status?: number; retryable?: boolean; cause?: unknown } = {},
+    readonly options: EngineErrorOptions = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'EngineError';

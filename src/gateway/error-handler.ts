@@ -103,6 +103,7 @@ export function handleClientError(this: FastifyInstance, error: ConnectionError,
 
 function send(reply: FastifyReply, request: FastifyRequest, error: AppError) {
   if (error.extra.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.extra.retryAfterSeconds));
+  if (error.extra.final) reply.header('x-should-retry', 'false');
   const body: Problem = problem(error.status, error.code, error.detail, String(request.id), error.extra.errors);
   if (onOpenAISurface(request.url)) body.error = openAIError(error);
   return reply.code(error.status).type('application/problem+json').send(body);

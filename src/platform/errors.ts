@@ -53,7 +53,15 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly extra: { errors?: FieldError[]; retryAfterSeconds?: number } = {},
+    readonly extra: {
+      errors?: FieldError[];
+      retryAfterSeconds?: number;
+      /**
+       * A 5xx that a retry cannot fix (nothing is coming until someone acts): sent as
+       * `x-should-retry: false`, which OpenAI's SDKs obey instead of retrying a 503.
+       */
+      final?: boolean;
+    } = {},
   ) {
     // An AppError is an answer for the client: rendered, never logged with a stack.
     // Capturing one would cost ~5 µs on every 4xx (bad credentials, unknown ids).

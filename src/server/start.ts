@@ -14,6 +14,7 @@ import { lockHolder } from '../platform/db/embedded.js';
 import { existsSync } from 'node:fs';
 import type { WorkerIdentity } from './workers.js';
 import { stopTracing } from '../platform/tracing.js';
+import { modelsNotice } from './models-notice.js';
 
 export interface ServerOptions {
   /** Where request logs go (tests capture them); stdout by default. */
@@ -124,8 +125,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       return closing;
     },
   };
-  const lines = banner(running, config, options.cliCommand ?? 'gateway', worker);
-  for (const line of worker && worker.id !== 1 ? lines.filter((line) => / is running at /.test(line)) : lines) print(line);
+  const cli = options.cliCommand ?? 'gateway';
+  const lines = banner(running, config, cli, worker);
+  const whole = !worker || worker.id === 1;
+  for (const line of whole ? lines : lines.filter((line) => / is running at /.test(line))) print(line);
+  // Once every node's first probe is in (it never rejects): what is served, or how to get a model.
+  if (whole)
+    void ctx.llm.nodes.ready.then(() => {
+      if (closing === undefined) for (const line of modelsNotice(ctx.llm.nodes, cli)) print(line);
+    });
   return running;
 }
 

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type net from 'node:net';
 import { OpenAIEngine } from '../../src/engines/openai/adapter.js';
-import type { CompletionRequest } from '../../src/engines/types.js';
+import type { CompletionRequest, EngineError } from '../../src/engines/types.js';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { chunksOf, collect, never, rejectsWith } from './support.js';
 
@@ -96,14 +96,40 @@ describe('OpenAI-compatible adapter: legacy completions and embedding options', 
     assert.deepEqual(fake.requests.at(-1)!.body, { model: 'fake-small', input: [[1, 2]], encoding_format: 'float', dimensions: 4 });
   });
 
-  it('refuses a 404 (no legacy endpoint, or a chat-only model) as a rejection, never as a missing model', async () => {
+  // Issue 26: a 404 for the endpoint was taken for a missing model (or reported as a context-window problem).
+  it('reads a 404 without the endpoint, or for a chat-only model, as endpoint_missing naming the path, never as a missing model', async () => {
+    for (const body of [
+      JSON.stringify({ error: { message: 'This is a chat model and not supported in the v1/completions endpoint.' } }),
+      JSON.stringify({ detail: 'Not Found' }),
+      '404 page not found',
+    ]) {
+      const server = await scripted((res) => {
+        res.writeHead(404, { 'content-type': body.startsWith('{') ? 'application/json' : 'text/plain' });
+        res.end(body);
+      });
+      try {
+        const check = (err: EngineError) => {
+          assert.equal(err.options.endpoint, '/v1/completions', body);
+          assert.equal(err.retryable, false);
+        };
+        await rejectsWith(server.engine.complete(request()), 'endpoint_missing', check);
+        await rejectsWith(server.engine.completeStream(request()), 'endpoint_missing', check);
+      } finally {
+        await server.engine.close();
+        await server.close();
+      }
+    }
+  });
+
+  it("reads OpenAI's model_not_found 404 as a missing model", async () => {
     const server = await scripted((res) => {
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'This is a chat model and not supported in the v1/completions endpoint.' } }));
+      res.end(
+        JSON.stringify({ error: { message: 'The model `x` does not exist', type: 'invalid_request_error', code: 'model_not_found' } }),
+      );
     });
     try {
-      await rejectsWith(server.engine.complete(request()), 'rejected');
-      await rejectsWith(server.engine.completeStream(request()), 'rejected');
+      await rejectsWith(server.engine.complete(request()), 'model_not_found');
     } finally {
       await server.engine.close();
       await server.close();

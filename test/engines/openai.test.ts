@@ -206,6 +206,23 @@ describe('OpenAI-compatible engine adapter', () => {
       await rejectsWith(engine.chatStream(chatRequest({ model: 'nope' })), 'model_not_found', check);
     });
 
+    // Issue 26: a server without /v1/embeddings answered 404, and the router dropped the model for every tenant.
+    it('maps a bare 404 (a server without the endpoint) to endpoint_missing naming the path, not to model_not_found', async () => {
+      fake.behaviour = { lacks: ['/v1/embeddings', '/v1/chat/completions'] };
+      try {
+        const check = (path: string) => (err: EngineError) => {
+          assert.equal(err.options.endpoint, path);
+          assert.equal(err.retryable, false);
+          assert.match(err.message, new RegExp(`has no ${path} endpoint`));
+        };
+        await rejectsWith(engine.embed({ model: 'fake-small', input: ['x'], signal: never }), 'endpoint_missing', check('/v1/embeddings'));
+        await rejectsWith(engine.chat(chatRequest()), 'endpoint_missing', check('/v1/chat/completions'));
+        await rejectsWith(engine.chatStream(chatRequest()), 'endpoint_missing', check('/v1/chat/completions'));
+      } finally {
+        fake.behaviour = {};
+      }
+    });
+
     it('maps a refused connection to unreachable', async () => {
       const closed = await startFakeOpenAI();
       await closed.close();

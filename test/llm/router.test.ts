@@ -210,7 +210,7 @@ describe('llm router: balancing and failover', () => {
     assert.equal(await router.resolveModel(tenantId, 'shared'), 'shared', 'other tenants are unaffected');
 
     // The first allowed id, whichever node lists it: llama-o is on o, the last node, only.
-    await router.refresh(nodeNamed(gw, 'o').definition.id); // o lists llama-o again (an earlier test made the router drop it)
+    await router.refresh(nodeNamed(gw, 'o').definition.id); // o lists llama-o again (a confirmation probe may have seen it gone)
     assert.equal((await patch({ allowedModels: ['shared', 'llama-o'] })).status, 200);
     assert.deepEqual(
       (await router.availableModels(t.tenantId)).map((m) => m.id),
@@ -220,7 +220,18 @@ describe('llm router: balancing and failover', () => {
     assert.equal(await ask(gw, t.tenantId, 'auto'), 'o');
 
     assert.equal((await patch({ allowedModels: ['not-served-anywhere'] })).status, 200);
-    await assert.rejects(router.resolveModel(t.tenantId, 'auto'), unavailable(/No model is available/));
+    // Every node is up and none serves an allowed model: nothing is coming, so no Retry-After (issue 26).
+    await assert.rejects(router.resolveModel(t.tenantId, 'auto'), (error: unknown) => {
+      assert.ok(error instanceof AppError, String(error));
+      assert.equal(error.status, 503);
+      assert.match(error.detail, /No model is available to this tenant: none of the models its allowedModels names is served/);
+      assert.match(error.detail, /POST \/api\/llm\/v1\/nodes/);
+      assert.equal(error.extra.retryAfterSeconds, undefined);
+      assert.equal(error.extra.final, true);
+      return true;
+    });
+    assert.equal(await router.autoModel(t.tenantId), undefined, '`auto` stands for nothing for this tenant');
+    assert.equal(await router.autoModel(tenantId), 'ab', 'and still for the others');
   });
 
   it('names the node a pull goes to: Ollama here; none for OpenAI-compatible nodes or a local engine that is off', async () => {

@@ -100,6 +100,13 @@ describe('bootstrap of the first tenant and administrator', () => {
       assert.match(banner, /tenants create --name/);
       assert.match(banner, /users create --tenant <tenantId>/);
       assert.match(banner, /GATEWAY_TENANT, GATEWAY_ADMIN_USERNAME and GATEWAY_ADMIN_PASSWORD/);
+      // Issue 26: the banner said nothing about models; with none, it names the two ways to get one.
+      await empty.server.ctx.llm.nodes.ready;
+      const notice = empty.printed.join('\n');
+      assert.match(notice, /No models yet/);
+      assert.match(notice, /gateway models pull <name> --url/);
+      assert.match(notice, /POST \/api\/llm\/v1\/nodes/);
+      assert.match(notice, /README\.md#models/);
     } finally {
       await empty.server.close();
     }

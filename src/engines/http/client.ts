@@ -60,7 +60,7 @@ export class EngineHttp {
    * Sends one request and resolves once a 2xx status is in, body unread (the
    * caller streams it). Anything else rejects with an EngineError, the error
    * body read (bounded) for its message. `model` marks model-specific requests
-   * (a 404 then means the model is missing).
+   * (a 404 then may mean the model is missing; statusError reads which).
    */
   async send(
     method: 'GET' | 'POST',
@@ -89,7 +89,7 @@ export class EngineHttp {
     } catch (err) {
       throw requestError(this.ctx, err, signal);
     }
-    throw statusError(this.ctx, response.statusCode, text, model);
+    throw statusError(this.ctx, response.statusCode, text, model, path);
   }
 
   /** `send` and parse the whole JSON answer. */

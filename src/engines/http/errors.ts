@@ -1,7 +1,7 @@
 // How transport failures and HTTP answers of an engine node become EngineErrors.
 // The failure kind decides what the router does (fail over, cool down, or give
 // the caller a 4xx), so the mapping lives in one place for every remote engine.
-import { EngineError, type EngineFailure } from '../types.js';
+import { EngineError, type EngineErrorOptions, type EngineFailure } from '../types.js';
 
 /** Transport errors that mean the node cannot be reached (before any answer). */
 const UNREACHABLE_CODES = new Set([
@@ -35,12 +35,7 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-export function engineError(
-  ctx: ErrorContext,
-  failure: EngineFailure,
-  message: string,
-  options: { status?: number; retryable?: boolean; cause?: unknown } = {},
-): EngineError {
+export function engineError(ctx: ErrorContext, failure: EngineFailure, message: string, options: EngineErrorOptions = {}): EngineError {
   return new EngineError(failure, redact(message, ctx.secrets), options);
 }
 
@@ -123,18 +118,49 @@ function clip(text: string): string {
 }
 
 /**
- * A non-2xx answer. `model` is set for requests that name a model: a 404 to
- * those means the node does not have it (both OpenAI-compatible servers and
- * Ollama answer that way); elsewhere a 404 is a wrong URL, i.e. a refusal.
+ * A non-2xx answer to `path`. `model` is set for requests that name a model. A 404
+ * is one of two things, told apart by its body: the node does not have the model
+ * (OpenAI's `code: "model_not_found"`, vLLM's "The model `x` does not exist",
+ * Ollama's `model "x" not found`), or the node has no such endpoint (a server
+ * without /v1/embeddings or /v1/completions: FastAPI's `{"detail":"Not Found"}`,
+ * Go's `404 page not found`, an HTML page, OpenAI's "This is a chat model and not
+ * supported in the v1/completions endpoint"). Only the first says anything about
+ * the model; neither may change what the router believes the node serves.
  */
-export function statusError(ctx: ErrorContext, status: number, bodyText: string, model?: string): EngineError {
+export function statusError(ctx: ErrorContext, status: number, bodyText: string, model?: string, path?: string): EngineError {
   const detail = upstreamMessage(bodyText);
   const said = `${ctx.label} answered ${status}: ${detail}`;
   if (status === 503 || status === 429) return engineError(ctx, 'overloaded', said, { status });
   if (status >= 500) return engineError(ctx, 'upstream_error', said, { status });
-  if (status === 404 && model !== undefined) {
+  if (status === 404 && model !== undefined && saysModelMissing(bodyText, detail, model)) {
     return engineError(ctx, 'model_not_found', `model "${model}" is not available on ${ctx.label} (${detail})`, { status });
+  }
+  if (status === 404 && path !== undefined) {
+    return engineError(ctx, 'endpoint_missing', `${ctx.label} has no ${path} endpoint (it answered 404: ${detail})`, {
+      status,
+      endpoint: path,
+    });
   }
   if (status === 408) return engineError(ctx, 'timeout', said, { status });
   return engineError(ctx, 'rejected', said, { status });
+}
+
+const MISSING = /\b(not found|does not exist|doesn't exist|no such|not loaded)\b/i;
+
+/** Whether a 404's body blames the model rather than the path (the model's own name taken out, so it cannot decide). */
+function saysModelMissing(bodyText: string, detail: string, model: string): boolean {
+  if (errorCode(bodyText) === 'model_not_found') return true;
+  const text = model.length > 0 ? detail.split(model).join(' ') : detail;
+  return /\bmodel\b/i.test(text) && MISSING.test(text);
+}
+
+/** OpenAI's `error.code`, when the body has one. */
+function errorCode(bodyText: string): unknown {
+  const trimmed = bodyText.trim();
+  if (!trimmed.startsWith('{')) return undefined;
+  try {
+    return (JSON.parse(trimmed) as { error?: { code?: unknown } }).error?.code;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,9 +2,9 @@
 // JSON and streamed. Kept apart from the chat adapter: the wire shape differs
 // (`prompt` and `choices[].text`, several prompts in one request, `index` across them).
 //
-// The model is not named to the HTTP client: a 404 here is a server without the
-// legacy endpoint, or OpenAI's "this is a chat model" answer, and must reach the
-// caller as a refusal (400), not make the router believe the node lost the model.
+// A 404 here is usually a server without the legacy endpoint, or OpenAI's "this is
+// a chat model" answer: statusError tells those (endpoint_missing, a 400 naming the
+// endpoint) from a model the node does not have (model_not_found).
 import type { EngineHttp, ResponseBody } from '../http/client.js';
 import { engineError, streamError } from '../http/errors.js';
 import { SseParser } from '../http/lines.js';
@@ -44,7 +44,7 @@ function completionBody(request: CompletionRequest, stream: boolean): object {
 }
 
 export async function complete(http: EngineHttp, request: CompletionRequest): Promise<CompletionResult> {
-  const answer = await http.json<WireCompletion>('POST', PATH, completionBody(request, false), request.signal);
+  const answer = await http.json<WireCompletion>('POST', PATH, completionBody(request, false), request.signal, request.model);
   if (answer?.error) throw inBand(http, answer.error, true);
   const wire = answer?.choices;
   const count = choiceCount(request);
@@ -63,7 +63,7 @@ export async function complete(http: EngineHttp, request: CompletionRequest): Pr
 }
 
 export async function completeStream(http: EngineHttp, request: CompletionRequest): Promise<AsyncIterable<ChatBatch>> {
-  const response = await http.send('POST', PATH, completionBody(request, true), request.signal);
+  const response = await http.send('POST', PATH, completionBody(request, true), request.signal, request.model);
   return cancellable(response.body, frames(http, response.body, request.signal, choiceCount(request)));
 }
 

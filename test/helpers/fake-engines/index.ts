@@ -25,6 +25,10 @@
 //   (streamed interleaved, one chunk per choice, each with its final frame).
 // - Every answer carries `system_fingerprint: 'fp_fake'`.
 // - `finishReason`: the finish_reason every choice reports instead of its own.
+// - `lacks` (['/v1/embeddings', …]): those paths answer a bare 404 `{"detail":"Not Found"}`,
+//   as a server without the endpoint does (vLLM's FastAPI).
+// - `unservable` (model ids): listed, but chat and embeddings answer OpenAI's 404
+//   `model_not_found`, as for a listed model the server cannot load.
 //
 // The folder: types.ts (these public shapes), server.ts (the shared node:http core),
 // replies.ts (answer contents both protocols share), openai.ts and ollama.ts (each

@@ -15,6 +15,7 @@ function openaiError(x: Exchange, status: number, message: string, type: string,
 export async function openaiRoutes(x: Exchange): Promise<void> {
   const route = `${x.req.method} ${x.req.url?.split('?')[0]}`;
   const b = x.fake.behaviour;
+  if (b.lacks?.includes(x.req.url?.split('?')[0] ?? '')) return sendJson(x, 404, { detail: 'Not Found' });
   if (route === 'GET /v1/models') {
     return sendJson(x, 200, {
       object: 'list',
@@ -27,7 +28,7 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
     if (b.status !== undefined) return openaiError(x, b.status, `fake upstream answered ${b.status}`, 'server_error');
     const inputs = inputsOf(x.body?.input);
     if (!inputs) return openaiError(x, 400, "'input' must be a string or an array of strings", 'invalid_request_error');
-    if (!modelsOf(b).includes(x.body?.model)) return openaiNoModel(x);
+    if (!servable(b, x.body?.model)) return openaiNoModel(x);
     return sendJson(x, 200, {
       object: 'list',
       // `dimensions` (text-embedding-3's shortening): the first that many numbers.
@@ -37,6 +38,10 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
     });
   }
   return openaiError(x, 404, `Not found: ${route}`, 'invalid_request_error');
+}
+
+function servable(b: FakeBehaviour, model: unknown): boolean {
+  return modelsOf(b).includes(model as string) && !b.unservable?.includes(model as string);
 }
 
 function openaiNoModel(x: Exchange): void {
@@ -55,7 +60,7 @@ async function openaiChat(x: Exchange): Promise<void> {
   if (typeof body !== 'object' || body === null || !Array.isArray(body.messages)) {
     return openaiError(x, 400, "'messages' is a required property", 'invalid_request_error');
   }
-  if (!modelsOf(b).includes(body.model)) return openaiNoModel(x);
+  if (!servable(b, body.model)) return openaiNoModel(x);
   const plan = answerPlan(b, body);
   const n = Number.isInteger(body.n) && body.n > 1 ? body.n : 1;
   const limit = body.max_tokens ?? body.max_completion_tokens;

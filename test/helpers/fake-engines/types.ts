@@ -24,6 +24,13 @@ export interface FakeBehaviour {
   toolCalls?: { name: string; arguments: string }[];
   /** (openai) The finish_reason every answer reports instead of its own ('content_filter', or garbage). */
   finishReason?: string;
+  /**
+   * (openai) Paths this server does not have (`/v1/embeddings`, `/v1/completions`):
+   * answered as vLLM's FastAPI answers an unknown route, a bare 404 `{"detail":"Not Found"}`.
+   */
+  lacks?: string[];
+  /** (openai) Models the list names but chat and embeddings answer with OpenAI's 404 `model_not_found` (listed, cannot be loaded). */
+  unservable?: string[];
 }
 
 export interface FakeRequest {

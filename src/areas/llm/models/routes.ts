@@ -1,7 +1,9 @@
 // GET /api/llm/v1/models: the models the caller's tenant can use now, in OpenAI's
-// list shape, each id usable as `model`. `auto` comes first: it stands for the
-// tenant's default model (PATCH /api/auth/tenants/{id} `defaultModel`), or the
-// first model of this list when no default is set. The built-in embedder comes last:
+// list shape, each id usable as `model`. `auto` comes first, while something serves
+// it: it stands for the tenant's default model (PATCH /api/auth/tenants/{id}
+// `defaultModel`) while a healthy node serves that, or the first model of this list
+// when no default is set. Listed with nothing behind it, it would be an id that is
+// not usable as `model` (spec 2.9), so it is left out then. The built-in embedder comes last:
 // it embeds documents (collections' embeddingModel) and is no chat model.
 // GET /api/llm/v1/models/{id}: one record of that list.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -12,7 +14,7 @@ import { AppError } from '../../../platform/errors.js';
 import { Model, ModelList, ModelParams } from './schemas.js';
 
 export interface ModelDeps {
-  router: Pick<ModelRouter, 'availableModels'>;
+  router: Pick<ModelRouter, 'availableModels' | 'autoModel'>;
   /** Models the gateway itself serves (the built-in embedder), listed after the nodes' models. */
   builtIn: readonly { id: string; description: string }[];
 }
@@ -22,9 +24,9 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ deps: ModelDeps }> = async
   const started = Math.floor(Date.now() / 1000);
 
   const list = async (tenantId: string): Promise<Model[]> => {
-    const models = await deps.router.availableModels(tenantId);
+    const [models, auto] = await Promise.all([deps.router.availableModels(tenantId), deps.router.autoModel(tenantId)]);
     return [
-      { id: 'auto', object: 'model' as const, created: started, owned_by: 'gateway' },
+      ...(auto === undefined ? [] : [{ id: 'auto', object: 'model' as const, created: started, owned_by: 'gateway' }]),
       ...models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.ownedBy })),
       ...deps.builtIn.map((m) => ({
         id: m.id,

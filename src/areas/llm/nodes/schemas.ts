@@ -7,10 +7,14 @@ import { Text, Timestamp } from '../../schemas.js';
 export const RemoteEngine = Type.Union([Type.Literal('openai'), Type.Literal('ollama')]);
 export type RemoteEngine = Static<typeof RemoteEngine>;
 
-/** The router's view of the node (router/node-runtime.ts), as the API shows it. */
+/**
+ * The router's view of the node (router/node-runtime.ts), as the API shows it. `empty`:
+ * the node answers its probes but lists no model, so it serves nothing yet.
+ */
 export const NodeHealth = Type.Object({
   status: Type.Union([
     Type.Literal('healthy'),
+    Type.Literal('empty'),
     Type.Literal('unhealthy'),
     Type.Literal('cooldown'),
     Type.Literal('disabled'),

@@ -133,7 +133,8 @@ function errorFrame(failure: unknown) {
 
 function beforeFirstFrame(error: unknown, retryAfterSeconds: number): unknown {
   if (!(error instanceof EngineError)) return error;
-  if (error.failure === 'rejected') return new AppError('BAD_REQUEST', `The engine refused the pull: ${error.message}`);
+  if (error.failure === 'rejected' || error.failure === 'endpoint_missing')
+    return new AppError('BAD_REQUEST', `The engine refused the pull: ${error.message}`);
   // The caller's own URL, so the reason is theirs to read (the same words the CLI prints).
   if (error.failure === 'download_failed') return new AppError('BAD_REQUEST', error.message);
   if (error.failure === 'model_not_found') return new AppError('NOT_FOUND', `The engine could not find the model: ${error.message}`);

@@ -36,8 +36,15 @@ export interface NodeDefinition {
   updatedAt: Date;
 }
 
+/**
+ * A node's status as the API shows it: the router's, except that a healthy node
+ * listing no model is `empty` (reachable, serves nothing), so a node with nothing
+ * to offer, such as the local engine before its first pull, does not look like one that serves.
+ */
+export type ShownStatus = HealthStatus | 'empty';
+
 export interface NodeHealth {
-  status: HealthStatus;
+  status: ShownStatus;
   models: string[];
   checkedAt: string | null;
   lastError?: string;
@@ -112,7 +119,7 @@ export class NodeRuntime {
 
   health(): NodeHealth {
     return {
-      status: this.status,
+      status: this.status === 'healthy' && this.models.length === 0 ? 'empty' : this.status,
       models: this.models.map((m) => m.id),
       checkedAt: this.checkedAt?.toISOString() ?? null,
       ...(this.lastError !== undefined ? { lastError: this.lastError } : {}),

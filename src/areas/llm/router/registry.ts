@@ -21,6 +21,9 @@ export interface RegistryOptions {
   log: LlmLog;
 }
 
+/** The least time between two confirmation probes of one node that requests cause. */
+const CONFIRM_SPACING_MS = 2000;
+
 /** Where the llm area reports node health changes and background failures (the server's logger, once the app is built). */
 export type LlmLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
@@ -95,6 +98,18 @@ export class NodeRegistry {
   async refresh(id?: string): Promise<void> {
     const targets = id === undefined ? this.list : this.list.filter((node) => node.definition.id === id);
     await Promise.all(targets.map((node) => this.probe(node)));
+  }
+
+  /**
+   * A request found `node` without a model its list names: probe the node's listing
+   * (the truth, which is all that may change a list every tenant of the node shares),
+   * unless a probe is running or one finished within CONFIRM_SPACING_MS. So requests,
+   * whoever sends them, cause at most one listing per node per interval.
+   */
+  confirmModels(node: NodeRuntime): void {
+    if (node.probing || node.status !== 'healthy' || node.retired || this.closing.signal.aborted) return;
+    if (node.checkedAt !== null && Date.now() - node.checkedAt.getTime() < CONFIRM_SPACING_MS) return;
+    void this.probe(node);
   }
 
   recordSuccess(node: NodeRuntime): void {

@@ -9,6 +9,7 @@ import { ownedBy, type NodeRuntime } from './node-runtime.js';
 import type { NodeRegistry } from './registry.js';
 import type { TenantSettingsCache } from './tenant-settings.js';
 import type { AvailableModel, Lease, ModelRouter, TenantLlmSettings } from './types.js';
+import { waysToAModel } from './no-model.js';
 
 export interface RouterOptions {
   maxAttempts: number;
@@ -17,6 +18,8 @@ export interface RouterOptions {
 }
 
 const AUTO = 'auto';
+/** What a node lacks for one request (the model, or the endpoint): another node may have it; nothing counts against this one. */
+const ABSENT = new Set(['model_not_found', 'endpoint_missing']);
 
 export class Router implements ModelRouter {
   private rotation = 0;
@@ -58,25 +61,53 @@ export class Router implements ModelRouter {
       this.check(tenantId, settings, requested);
       return requested;
     }
+    const resolved = this.autoNow(tenantId, settings);
+    if (resolved !== undefined) return resolved;
     if (settings.defaultModel !== null) {
       // The tenant's own choice: if its nodes are down that is an outage, not the caller's mistake.
-      if (!this.nodesFor(tenantId, settings.defaultModel).some((n) => n.routable && n.serves(settings.defaultModel!))) {
-        throw this.unavailable(
-          tenantId,
-          settings.defaultModel,
-          `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`,
-        );
-      }
-      return settings.defaultModel;
-    }
-    const first = this.firstAvailable(tenantId, settings);
-    if (first === undefined)
       throw this.unavailable(
         tenantId,
-        undefined,
-        'No model is available to this tenant right now: no healthy compute node serves one. Retry later.',
+        settings.defaultModel,
+        `The tenant's default model "${settings.defaultModel}" is not available on any healthy compute node right now. Retry later.`,
       );
-    return first;
+    }
+    throw this.noModel(tenantId, settings);
+  }
+
+  async autoModel(tenantId: string): Promise<string | undefined> {
+    await this.registry.whenReady();
+    return this.autoNow(tenantId, await this.tenants.get(tenantId));
+  }
+
+  /** What `auto` stands for now: the tenant's default while a healthy node serves it, else the first available model. */
+  private autoNow(tenantId: string, settings: TenantLlmSettings): string | undefined {
+    const preferred = settings.defaultModel;
+    if (preferred === null) return this.firstAvailable(tenantId, settings);
+    return this.nodesFor(tenantId, preferred).some((n) => n.routable && n.serves(preferred)) ? preferred : undefined;
+  }
+
+  /**
+   * No model for `auto`. While some node of the tenant is not up yet (starting, down,
+   * cooled down) a retry may help: 503 with Retry-After. Otherwise nothing is coming
+   * until someone acts, so the answer says what to do and asks for no retry.
+   */
+  private noModel(tenantId: string, settings: TenantLlmSettings): AppError {
+    const nodes = this.registry.nodes().filter((n) => n.visibleTo(tenantId) && n.definition.enabled && !n.retired);
+    const waiting = nodes.filter((n) => !n.routable);
+    if (waiting.length > 0) {
+      return new AppError(
+        'SERVICE_UNAVAILABLE',
+        `No model is available to this tenant right now: ${waiting.length} of its ${nodes.length} compute node(s) cannot be reached at the moment, and the others serve none. Retry later.`,
+        { retryAfterSeconds: this.retryAfter(waiting) },
+      );
+    }
+    const served = nodes.some((n) => n.models.length > 0);
+    const detail =
+      served && settings.allowedModels !== null
+        ? 'No model is available to this tenant: none of the models its allowedModels names is served. A tenant admin can change allowedModels (PATCH /api/auth/tenants/{tenantId}), or an operator can serve one of them: ' +
+          `${waysToAModel(new Set(nodes.map((n) => n.definition.engine)))}.`
+        : `No model is available to this tenant yet: no compute node serves one. To add one, ${waysToAModel(new Set(nodes.map((n) => n.definition.engine)))}.`;
+    return new AppError('SERVICE_UNAVAILABLE', detail, { final: true });
   }
 
   async dispatch<T>(tenantId: string, model: string, attempt: (lease: Lease) => Promise<T>): Promise<{ value: T; lease: Lease }> {
@@ -85,6 +116,7 @@ export class Router implements ModelRouter {
     const tried = new Set<NodeRuntime>();
     let failed = 0;
     let missing = 0;
+    let lacking: EngineError | undefined;
     let lastFailure: EngineError | undefined;
     let started: number | undefined;
     for (let n = 0; n < this.options.maxAttempts; n++) {
@@ -104,15 +136,22 @@ export class Router implements ModelRouter {
         // A caller that went away is not a failure of the engine's.
         if (!(error instanceof EngineError)) this.observer?.engineFailed(node.view, 'other');
         else if (error.failure !== 'aborted') this.observer?.engineFailed(node.view, error.failure);
-        if (!(error instanceof EngineError) || (!error.retryable && error.failure !== 'model_not_found')) {
+        if (!(error instanceof EngineError) || (!error.retryable && !ABSENT.has(error.failure))) {
           lease.settle('neutral');
           throw error;
         }
         if (error.failure === 'model_not_found') {
-          // Not the node's fault: it just does not have the model (any more). Stop sending it there until it lists it again.
-          node.models = node.models.filter((m) => m.id !== resolved);
+          // Not the node's fault, and not this request's to decide for everyone: the node's
+          // model list is shared by every tenant it serves, so only a probe of its listing
+          // may change it. This request tries another node; the probe re-reads the truth.
           lease.settle('neutral');
+          this.registry.confirmModels(node);
           missing++;
+        } else if (error.failure === 'endpoint_missing') {
+          // The node lacks the endpoint (say, /v1/embeddings), not the model: another node
+          // serving the model may have it. Nothing about the node changes.
+          lease.settle('neutral');
+          lacking = error;
         } else {
           lease.settle('failed', `${error.failure}: ${error.message}`);
           failed++;
@@ -120,6 +159,8 @@ export class Router implements ModelRouter {
         }
       }
     }
+    // Every node tried lacks the endpoint (or the model): the caller learns which endpoint, as a 400.
+    if (failed === 0 && lacking) throw lacking;
     if (failed === 0 && missing > 0) {
       throw this.unavailable(
         tenantId,

@@ -47,10 +47,16 @@ export interface ModelRouter {
   availableModels(tenantId: string): Promise<AvailableModel[]>;
   settings(tenantId: string): Promise<TenantLlmSettings>;
   /**
+   * The model `auto` stands for now (the tenant's default while a healthy node serves
+   * it, else the first available model), or undefined when nothing serves it. No I/O.
+   */
+  autoModel(tenantId: string): Promise<string | undefined>;
+  /**
    * `auto` → the tenant's default (or the first available model). Throws AppError
    * 400 (VALIDATION_FAILED on `model`) for an id no node visible to the tenant has
    * ever listed or that allowedModels excludes; 503 with Retry-After when the model
-   * is known but no node serving it is healthy now.
+   * is known but no node serving it is healthy now. `auto` with no model anywhere is
+   * a 503 naming the ways to get one, with Retry-After only while a node is not up yet.
    */
   resolveModel(tenantId: string, requested: string): Promise<string>;
   /**
