@@ -5,9 +5,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse as parseYaml } from 'yaml';
 import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey } from './support.js';
 import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
+import { BUILD_DOCUMENT } from '../../src/gateway/api-docs.js';
+import { toPlainYaml } from '../../src/gateway/plain-yaml.js';
 import { loadConfig } from '../../src/platform/config.js';
 
 type Operation = { security?: Record<string, string[]>[]; 'x-gateway-access'?: string; tags?: string[] };
@@ -53,8 +56,18 @@ describe('the OpenAPI document and the docs', () => {
   let docText: string;
   let secrets: string[];
 
+  let builds = 0;
+
   before(async () => {
     gw = await startGateway();
+    // Issue 26: built on the first request, the document held the event loop for 0.7 s
+    // (anyone could trigger it). It is built at start: from here on, no request may build it.
+    const app = gw.app as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const build = app[BUILD_DOCUMENT]!;
+    app[BUILD_DOCUMENT] = (...args) => {
+      builds++;
+      return build(...args);
+    };
     const tenant = await seedTenant(gw, 'openapi');
     const key = await createApiKey(gw, tenant.tenantId, 'doc-reader');
     const token = await tokenFor(gw, tenant.admin.id, tenant.tenantId);
@@ -85,6 +98,52 @@ describe('the OpenAPI document and the docs', () => {
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.ok(response.headers.get('x-correlation-id'));
     assert.equal(response.text, docText, 'the same document every time');
+  });
+
+  it('is built once at start: no request for the document, JSON or YAML, GET or HEAD, builds it', async () => {
+    const fresh = await startGateway();
+    try {
+      const app = fresh.app as unknown as Record<string, unknown>;
+      app[BUILD_DOCUMENT] = () => assert.fail('a request built the API document');
+      for (const [method, path] of [
+        ['HEAD', '/docs/yaml'],
+        ['GET', '/docs/yaml'],
+        ['GET', '/openapi.json'],
+        ['HEAD', '/openapi.json'],
+        ['GET', '/docs/json'],
+      ] as const) {
+        const response = await fresh.request(method, path);
+        assert.equal(response.status, 200, `${method} ${path}: ${response.text.slice(0, 300)}`);
+      }
+    } finally {
+      await fresh.close();
+    }
+    assert.equal(builds, 0, 'nor on the gateway the other tests use');
+  });
+
+  it('serves the same document as YAML at /docs/yaml', async () => {
+    const response = await gw.request('GET', '/docs/yaml');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/x-yaml/);
+    assert.deepEqual(parseYaml(response.text), doc);
+  });
+
+  it('writes YAML that reads back as the same data, whatever the strings hold', () => {
+    const data = {
+      plain: 'a sentence with spaces/and_paths-1.2',
+      reserved: ['true', 'False', 'null', 'yes', 'No', 'on', 'OFF', 'y', '~', ''],
+      numbers: ['1', '1e3', '0x1f', '.inf', '-.5', '12:30'],
+      punctuation: ['a: b', 'a #b', '- item', '? key', '[x]', '{y}', '*alias', '&anchor', '!tag', '|', '>', '%', '@', '`', "'", '"'],
+      whitespace: [' leading', 'trailing ', 'tab\there', 'line\nbreak', '\r\n'],
+      unicode: ['é日本', '\u0085', '\u007f', '\u009f', '\u2028', '\ufeff', '\ud83d\ude00', '\ud800 lone', '\udc00'],
+      '': 'empty key',
+      '200': 'numeric key',
+      'key: with colon': { nested: [[1, 2], [], {}, [{ a: null, b: [true, false] }]], empty: {} },
+      values: [0, -1.5, 1e21, null, true, false],
+    };
+    assert.deepEqual(parseYaml(toPlainYaml(data)), data);
+    assert.equal(toPlainYaml([]), '[]\n');
+    assert.equal(parseYaml(toPlainYaml('yes')), 'yes');
   });
 
   it('validates as OpenAPI 3.1', async () => {
