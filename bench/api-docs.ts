@@ -43,6 +43,8 @@ async function firstRequest(document: string): Promise<{ startMs: number; docume
   const started = performance.now();
   const gateway = await startChild<GatewayInfo>('gateway', './gateway-process.ts', {
     nodeArgs: productionNodeFlags(),
+    // A loaded machine (other work on the 2 cores) can take a minute and more to migrate and start.
+    readyTimeoutMs: 240_000,
     env: {
       GATEWAY_DATA_DIR: dataDir,
       GATEWAY_TLS: 'off',
