@@ -95,8 +95,20 @@ export async function collectApiSchemas(app: FastifyInstance): Promise<ApiDocume
       // Auto-added HEAD routes are not listed (swagger's default); the docs' own routes are hidden.
       const access = route.config?.access as RouteAccess | undefined;
       const hidden = isDocsRoute(url) || access === undefined;
+      const form = route.config?.multipartForm;
       const described = {
         ...documentSchema(schema ?? {}),
+        // A route that also takes files: both forms of its body, so Swagger UI offers a file picker.
+        ...(form && schema?.body
+          ? {
+              body: {
+                content: {
+                  'application/json': { schema: documentSchema(schema.body) },
+                  'multipart/form-data': { schema: documentSchema(form) },
+                },
+              },
+            }
+          : {}),
         ...(hidden ? { hide: true } : {}),
         tags: [areaOf(url)],
         description: [

@@ -8,6 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { parse as parseYaml } from 'yaml';
 import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey } from './support.js';
+import { uploadFiles } from '../os/documents-support.js';
 import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
 import { BUILD_DOCUMENT } from '../../src/gateway/api-docs.js';
 import { toPlainYaml } from '../../src/gateway/plain-yaml.js';
@@ -57,6 +58,7 @@ describe('the OpenAPI document and the docs', () => {
   let secrets: string[];
 
   let builds = 0;
+  let apiKey: string;
 
   before(async () => {
     gw = await startGateway();
@@ -70,6 +72,7 @@ describe('the OpenAPI document and the docs', () => {
     };
     const tenant = await seedTenant(gw, 'openapi');
     const key = await createApiKey(gw, tenant.tenantId, 'doc-reader');
+    apiKey = key.key;
     const token = await tokenFor(gw, tenant.admin.id, tenant.tenantId);
     secrets = [
       gw.ctx.config.secret!,
@@ -192,6 +195,37 @@ describe('the OpenAPI document and the docs', () => {
     assert.deepEqual(extra, []);
     assert.equal(doc.paths['/openapi.json'], undefined);
     assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/docs')));
+  });
+
+  it('documents the upload routes as JSON and as multipart/form-data with a file field, and an upload of that form is taken', async () => {
+    type Media = { schema: { type?: string; required?: string[]; properties: Record<string, any> } };
+    const uploads = ['/api/os/collections/{collectionId}/documents', '/api/os/workspaces/{workspaceId}/documents'];
+    for (const path of uploads) {
+      const content = (doc.paths[path]?.post as { requestBody?: { content: Record<string, Media> } } | undefined)?.requestBody?.content;
+      assert.ok(content, path);
+      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'multipart/form-data'], path);
+      assert.deepEqual(content['application/json']!.schema.required?.sort(), ['name', 'text'], path);
+      const form = content['multipart/form-data']!.schema;
+      assert.equal(form.type, 'object', path);
+      assert.deepEqual(form.required, ['file'], path);
+      assert.equal(form.properties.file.type, 'array', path);
+      assert.equal(form.properties.file.items.format, 'binary', path);
+      assert.equal(form.properties.metadata.contentMediaType, 'application/json', path);
+    }
+    // What Swagger UI sends from that form: a file part and a metadata field.
+    const workspace = await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'from the docs' } });
+    assert.equal(workspace.status, 201, workspace.text);
+    const uploaded = await uploadFiles(
+      gw,
+      `/api/os/workspaces/${workspace.body.id}/documents`,
+      { apiKey },
+      [{ name: 'notes.txt', content: 'hello' }],
+      {
+        metadata: '{"source":"swagger-ui"}',
+      },
+    );
+    assert.equal(uploaded.status, 202, uploaded.text);
+    assert.equal(uploaded.body.data[0].name, 'notes.txt');
   });
 
   it("documents the text rules as an extension, not as a keyword a reader's validator must know", () => {
