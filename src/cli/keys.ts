@@ -18,6 +18,11 @@ function newKey(args: CommandArgs): NewApiKey {
   };
 }
 
+function scopesOf(stored: unknown): string[] | string {
+  const scopes = JSON.parse(String(stored)) as string[];
+  return scopes.length > 0 ? scopes : 'none';
+}
+
 export const keyCommands: CommandSpec[] = [
   {
     name: 'keys create',
@@ -47,7 +52,8 @@ export const keyCommands: CommandSpec[] = [
           ['id', key.id],
           ['tenant', key.tenantId],
           ['masked', key.maskedKey],
-          ['scopes', JSON.parse(String(key.scopes)) as string[]],
+          // A key made without --scopes has none (they are stored and forwarded, not enforced): say so, not an empty line.
+          ['scopes', scopesOf(key.scopes)],
           ['expires', key.expiresAt],
           ['customer', key.customerId],
         ]),

@@ -114,7 +114,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     }
   });
   // The OpenAPI document is built from every route registered from here on.
-  await collectApiSchemas(app);
+  const apiDocuments = await collectApiSchemas(app);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -189,7 +189,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
 
   await app.register(edgeRoutes, { deps: ctx });
-  await app.register(apiDocsRoutes, { docs: config.apiDocs });
+  await app.register(apiDocsRoutes, { docs: config.apiDocs, documents: apiDocuments });
   if (ctx.metrics) await serveMetrics(app, ctx.metrics, config.metrics);
   await app.register(async (areas) => {
     guardArea(areas, ctx.secrets.internalTokenKey);

@@ -26,7 +26,7 @@ function toAppError(error: FastifyError): AppError | undefined {
     // Validation stops at the first error (see app.ts), but the other branches of a
     // union report too (`must be null`, `must match a schema in anyOf`), on the same
     // field or one that holds it: the first error says most.
-    const errors = error.validation
+    const errors = withAllowedValues(error.validation)
       .map(fieldError)
       .filter((e, i, all) => !all.slice(0, i).some((earlier) => within(earlier.field, e.field)))
       .slice(0, MAX_REPORTED_ERRORS);
@@ -154,8 +154,36 @@ function within(field: string, container: string): boolean {
   return field === container || field.startsWith(`${container}.`) || field.startsWith(`${container}[`) || container === 'body';
 }
 
+type AjvError = { instancePath: string; schemaPath?: string; message?: string; params: Record<string, unknown>; keyword: string };
+
+/**
+ * A union of literals (TypeBox's way to write an enum) fails as one `must be equal to
+ * constant` per branch, then `must match a schema in anyOf`: the first says nothing
+ * useful. The branches' values become one message that lists them, in place of the
+ * first; an `enum` lists its values too. Other errors pass unchanged.
+ */
+function withAllowedValues(errors: readonly AjvError[]): AjvError[] {
+  return errors.map((e) => {
+    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) return { ...e, message: allowed(e.params.allowedValues) };
+    if (e.keyword !== 'const') return e;
+    const union = /^(.*\/anyOf)\/\d+\/const$/.exec(e.schemaPath ?? '')?.[1];
+    if (union === undefined) {
+      // Inside a union of objects (a tagged union), one branch's literal is not the only value allowed.
+      return /\/(anyOf|oneOf)\//.test(e.schemaPath ?? '') ? e : { ...e, message: allowed([e.params.allowedValue]) };
+    }
+    const branches = errors.filter((o) => o.instancePath === e.instancePath && o.schemaPath?.startsWith(`${union}/`));
+    // A branch that failed for another reason (a union of a literal and a type): Ajv's words stand.
+    if (!branches.every((o) => o.keyword === 'const' && /^\/\d+\/const$/.test(o.schemaPath!.slice(union.length)))) return e;
+    return { ...e, message: allowed(branches.map((o) => o.params.allowedValue)) };
+  });
+}
+
+function allowed(values: unknown[]): string {
+  return values.length === 1 ? `must be ${JSON.stringify(values[0])}` : `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
+}
+
 // Ajv reports `/messages/0/role` or a missing property; name the field as a client wrote it.
-function fieldError(v: { instancePath: string; message?: string; params: Record<string, unknown>; keyword: string }): FieldError {
+function fieldError(v: AjvError): FieldError {
   const segments = v.instancePath.split('/').filter(Boolean);
   if (v.keyword === 'required' && typeof v.params.missingProperty === 'string') segments.push(v.params.missingProperty);
   let field = segments.reduce((acc, s) => (/^\d+$/.test(s) ? `${acc}[${s}]` : acc ? `${acc}.${s}` : s), '');

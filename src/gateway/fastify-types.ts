@@ -45,6 +45,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may call the route (see RouteAccess). Optional to the type only: the gateway will not start with a route that lacks it (app.ts). */
     access?: RouteAccess;
+    /**
+     * The form of a route that also takes `multipart/form-data` (read by the route, not
+     * validated by Fastify): the API document lists it beside the JSON body.
+     */
+    multipartForm?: unknown;
   }
   interface FastifyRequest {
     /** Minted by the edge after it resolved the credential; the services trust only this. */

@@ -263,6 +263,15 @@ describe('tenant usage report', () => {
     assert.equal((await usage(tenantA, '?from=2025-01-02&to=2026-01-03')).status, 200);
   });
 
+  it('names the values a field takes when it gets another (issue 26: it said "must be equal to constant")', async () => {
+    const endpoint = await usage(tenantA, '?endpoint=images');
+    const values = '"chat/completions", "chat", "threads", "responses", "embeddings", "completions"';
+    assert.equal(endpoint.body.detail, `Validation failed: endpoint: must be one of ${values}`);
+    assert.deepEqual(endpoint.body.errors, [{ field: 'endpoint', message: `must be one of ${values}` }]);
+    const groupBy = await usage(tenantA, '?groupBy=week');
+    assert.equal(groupBy.body.detail, 'Validation failed: groupBy: must be one of "key", "model", "day"');
+  });
+
   it('is for the tenant admin and platform admins only', async () => {
     // The route-security matrix (test/gateway/route-security.test.ts) walks the route table: the route is there, as tenantAdmin.
     assert.ok(

@@ -6,7 +6,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { seedTenant } from '../helpers/gateway.js';
+import { createApiKey } from '../gateway/support.js';
 import { ANSWER, compatWorld, FORECAST_SCHEMA, MODEL, WEATHER_CALL, WEATHER_TOOL, type CompatWorld } from './support.js';
 
 const probe = spawnSync('python3', ['-c', 'import openai; print(openai.__version__)'], { encoding: 'utf8' });
@@ -88,5 +91,28 @@ describe('the Python openai package against the gateway', { skip: missing }, () 
     assert.equal(out.error.status, 400);
     assert.equal(out.error.code, 'validation_failed');
     assert.match(out.error.message, /no-such-model/);
+  });
+
+  it("runs the README's app.py as written (JSON, then a stream asking for the chunk metadata frame) for a tenant without that default", async () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const snippet = /```python\n# app\.py\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.ok(snippet, 'README.md has the app.py block');
+    const readmeUrl = 'https://localhost:8443/api/llm/v1';
+    assert.ok(snippet.includes(readmeUrl));
+    // A tenant that kept the default frame (`spec`): the one a new user has.
+    const tenant = await seedTenant(world.gw, 'python-readme');
+    const { key } = await createApiKey(world.gw, tenant.tenantId, 'python-readme');
+    const run = (code: string) =>
+      promisify(execFile)('python3', ['-c', code.replace(readmeUrl, world.baseURL)], {
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, GATEWAY_KEY: key },
+      });
+    const { stdout } = await run(snippet);
+    assert.equal(stdout, 'Fake answer to: Hello\nFake answer to: Hello\n');
+    // Why the snippet asks for it: the loop without it fails on the metadata frame (issue 26).
+    const bare = snippet.replace(/,\s*extra_body=\{[^\n]*\}\}\)/, ')');
+    assert.notEqual(bare, snippet);
+    await assert.rejects(run(bare), /TypeError: 'NoneType' object is not subscriptable/);
   });
 });

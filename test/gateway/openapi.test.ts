@@ -5,9 +5,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { parse as parseYaml } from 'yaml';
 import { startGateway, seedTenant, tokenFor, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey } from './support.js';
+import { uploadFiles } from '../os/documents-support.js';
 import type { RouteAccess, RouteSummary } from '../../src/gateway/fastify-types.js';
+import { BUILD_DOCUMENT } from '../../src/gateway/api-docs.js';
+import { toPlainYaml } from '../../src/gateway/plain-yaml.js';
 import { loadConfig } from '../../src/platform/config.js';
 
 type Operation = { security?: Record<string, string[]>[]; 'x-gateway-access'?: string; tags?: string[] };
@@ -53,10 +57,22 @@ describe('the OpenAPI document and the docs', () => {
   let docText: string;
   let secrets: string[];
 
+  let builds = 0;
+  let apiKey: string;
+
   before(async () => {
     gw = await startGateway();
+    // Issue 26: built on the first request, the document held the event loop for 0.7 s
+    // (anyone could trigger it). It is built at start: from here on, no request may build it.
+    const app = gw.app as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const build = app[BUILD_DOCUMENT]!;
+    app[BUILD_DOCUMENT] = (...args) => {
+      builds++;
+      return build(...args);
+    };
     const tenant = await seedTenant(gw, 'openapi');
     const key = await createApiKey(gw, tenant.tenantId, 'doc-reader');
+    apiKey = key.key;
     const token = await tokenFor(gw, tenant.admin.id, tenant.tenantId);
     secrets = [
       gw.ctx.config.secret!,
@@ -85,6 +101,52 @@ describe('the OpenAPI document and the docs', () => {
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.ok(response.headers.get('x-correlation-id'));
     assert.equal(response.text, docText, 'the same document every time');
+  });
+
+  it('is built once at start: no request for the document, JSON or YAML, GET or HEAD, builds it', async () => {
+    const fresh = await startGateway();
+    try {
+      const app = fresh.app as unknown as Record<string, unknown>;
+      app[BUILD_DOCUMENT] = () => assert.fail('a request built the API document');
+      for (const [method, path] of [
+        ['HEAD', '/docs/yaml'],
+        ['GET', '/docs/yaml'],
+        ['GET', '/openapi.json'],
+        ['HEAD', '/openapi.json'],
+        ['GET', '/docs/json'],
+      ] as const) {
+        const response = await fresh.request(method, path);
+        assert.equal(response.status, 200, `${method} ${path}: ${response.text.slice(0, 300)}`);
+      }
+    } finally {
+      await fresh.close();
+    }
+    assert.equal(builds, 0, 'nor on the gateway the other tests use');
+  });
+
+  it('serves the same document as YAML at /docs/yaml', async () => {
+    const response = await gw.request('GET', '/docs/yaml');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/x-yaml/);
+    assert.deepEqual(parseYaml(response.text), doc);
+  });
+
+  it('writes YAML that reads back as the same data, whatever the strings hold', () => {
+    const data = {
+      plain: 'a sentence with spaces/and_paths-1.2',
+      reserved: ['true', 'False', 'null', 'yes', 'No', 'on', 'OFF', 'y', '~', ''],
+      numbers: ['1', '1e3', '0x1f', '.inf', '-.5', '12:30'],
+      punctuation: ['a: b', 'a #b', '- item', '? key', '[x]', '{y}', '*alias', '&anchor', '!tag', '|', '>', '%', '@', '`', "'", '"'],
+      whitespace: [' leading', 'trailing ', 'tab\there', 'line\nbreak', '\r\n'],
+      unicode: ['é日本', '\u0085', '\u007f', '\u009f', '\u2028', '\ufeff', '\ud83d\ude00', '\ud800 lone', '\udc00'],
+      '': 'empty key',
+      '200': 'numeric key',
+      'key: with colon': { nested: [[1, 2], [], {}, [{ a: null, b: [true, false] }]], empty: {} },
+      values: [0, -1.5, 1e21, null, true, false],
+    };
+    assert.deepEqual(parseYaml(toPlainYaml(data)), data);
+    assert.equal(toPlainYaml([]), '[]\n');
+    assert.equal(parseYaml(toPlainYaml('yes')), 'yes');
   });
 
   it('validates as OpenAPI 3.1', async () => {
@@ -133,6 +195,37 @@ describe('the OpenAPI document and the docs', () => {
     assert.deepEqual(extra, []);
     assert.equal(doc.paths['/openapi.json'], undefined);
     assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/docs')));
+  });
+
+  it('documents the upload routes as JSON and as multipart/form-data with a file field, and an upload of that form is taken', async () => {
+    type Media = { schema: { type?: string; required?: string[]; properties: Record<string, any> } };
+    const uploads = ['/api/os/collections/{collectionId}/documents', '/api/os/workspaces/{workspaceId}/documents'];
+    for (const path of uploads) {
+      const content = (doc.paths[path]?.post as { requestBody?: { content: Record<string, Media> } } | undefined)?.requestBody?.content;
+      assert.ok(content, path);
+      assert.deepEqual(Object.keys(content).sort(), ['application/json', 'multipart/form-data'], path);
+      assert.deepEqual(content['application/json']!.schema.required?.sort(), ['name', 'text'], path);
+      const form = content['multipart/form-data']!.schema;
+      assert.equal(form.type, 'object', path);
+      assert.deepEqual(form.required, ['file'], path);
+      assert.equal(form.properties.file.type, 'array', path);
+      assert.equal(form.properties.file.items.format, 'binary', path);
+      assert.equal(form.properties.metadata.contentMediaType, 'application/json', path);
+    }
+    // What Swagger UI sends from that form: a file part and a metadata field.
+    const workspace = await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'from the docs' } });
+    assert.equal(workspace.status, 201, workspace.text);
+    const uploaded = await uploadFiles(
+      gw,
+      `/api/os/workspaces/${workspace.body.id}/documents`,
+      { apiKey },
+      [{ name: 'notes.txt', content: 'hello' }],
+      {
+        metadata: '{"source":"swagger-ui"}',
+      },
+    );
+    assert.equal(uploaded.status, 202, uploaded.text);
+    assert.equal(uploaded.body.data[0].name, 'notes.txt');
   });
 
   it("documents the text rules as an extension, not as a keyword a reader's validator must know", () => {

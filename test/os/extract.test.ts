@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { MEDIA_TYPES, type MediaType } from '../../src/areas/os/documents/media-types.js';
 import { ExtractionError, extractDocument, type ExtractorOptions } from '../../src/areas/os/ingestion/extractor.js';
 import { extractCsv, parseCsv } from '../../src/areas/os/ingestion/extract/csv.js';
+import { JSON_MAX_DEPTH } from '../../src/areas/os/ingestion/extract/json.js';
 import { extractHtml } from '../../src/areas/os/ingestion/extract/html.js';
 import { extractMarkdown } from '../../src/areas/os/ingestion/extract/markdown.js';
 import * as samples from '../helpers/documents.js';
@@ -144,6 +145,25 @@ describe('document extraction (in a worker thread)', () => {
       assert.ok(chunk.content.startsWith('| id | name | price |\n| --- | --- | --- |\n'), chunk.content);
       assert.ok(chunk.tokenCount <= 100);
     }
+  });
+
+  it('JSON nested 200,000 deep is refused saying so, not with "Maximum call stack size exceeded" (issue 26)', async () => {
+    const deep = (depth: number) => Buffer.from(`${'['.repeat(depth)}1${']'.repeat(depth)}`);
+    const deepObject = Buffer.from(`${'{"a":'.repeat(200_000)}1${'}'.repeat(200_000)}`);
+    for (const bytes of [deep(200_000), deepObject, deep(JSON_MAX_DEPTH + 1)]) {
+      await assert.rejects(extract(bytes, MEDIA_TYPES.json, 'deep.json'), (error: unknown) => {
+        assert.ok(error instanceof ExtractionError, String(error));
+        assert.equal(error.code, 'malformed');
+        assert.equal(
+          error.message,
+          'The JSON file is nested deeper than 1,000 levels (arrays and objects inside each other): it is not read.',
+        );
+        return true;
+      });
+    }
+    // At the bound it is read.
+    const atBound = await extract(deep(JSON_MAX_DEPTH), MEDIA_TYPES.json, 'deep.json');
+    assert.match(text(atBound), /: 1$/);
   });
 
   it('JSON: path: value lines, or a table for an array of records', async () => {

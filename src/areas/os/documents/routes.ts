@@ -15,6 +15,7 @@ import {
   DocumentParams,
   NewTextDocument,
   PageQuery,
+  UploadForm,
   WorkspaceDocumentsParams,
 } from './schemas.js';
 import {
@@ -40,7 +41,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ deps: DocumentDeps }> =
   await app.register(multipart, { limits: { fileSize: limits.maxBytes, files: limits.maxFiles } });
 
   const uploadOptions = {
-    config: { access: 'tenantEditor' as const },
+    config: { access: 'tenantEditor' as const, multipartForm: UploadForm },
     bodyLimit: Math.min(limits.maxBytes * JSON_OVERHEAD + 64 * 1024, JSON_BODY_CEILING),
     // The body schema is the JSON form's; a multipart body is read and checked by upload.ts instead.
     attachValidation: true,

@@ -83,3 +83,17 @@ export const NewTextDocument = Type.Object({
   metadata: Type.Optional(Metadata),
 });
 export type NewTextDocument = Static<typeof NewTextDocument>;
+
+/** The same upload as files (`multipart/form-data`; read by upload.ts): for the API document. */
+export const UploadForm = Type.Object({
+  file: Type.Array(Type.String({ format: 'binary', contentMediaType: 'application/octet-stream' }), {
+    minItems: 1,
+    description: 'One part named `file` per file (PDF, DOCX, HTML, Markdown, text, JSON, CSV…); its file name becomes the document name.',
+  }),
+  metadata: Type.Optional(
+    Type.String({
+      contentMediaType: 'application/json',
+      description: `Optional: a JSON object of at most ${METADATA_MAX_BYTES / 1024} KB, kept with every file of the upload.`,
+    }),
+  ),
+});

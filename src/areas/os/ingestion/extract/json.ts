@@ -6,6 +6,13 @@ import { ExtractionError } from './types.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+/**
+ * How deep arrays and objects may sit inside each other. Reading one path per leaf
+ * recurses once per level: a 200,000-deep file ran out of stack ("Maximum call stack
+ * size exceeded", issue 26). Real data stays far below; the file is refused, saying why.
+ */
+export const JSON_MAX_DEPTH = 1000;
+
 export function extractJson(text: string): Extraction {
   let value: Json;
   try {
@@ -13,6 +20,11 @@ export function extractJson(text: string): Extraction {
   } catch (error) {
     throw new ExtractionError('malformed', `The JSON file does not parse: ${(error as Error).message}`);
   }
+  if (exceedsDepth(value, JSON_MAX_DEPTH))
+    throw new ExtractionError(
+      'malformed',
+      `The JSON file is nested deeper than ${JSON_MAX_DEPTH.toLocaleString('en-US')} levels (arrays and objects inside each other): it is not read.`,
+    );
   const table = asTable(value);
   if (table) return { title: null, blocks: [table] };
   const lines: string[] = [];
@@ -42,4 +54,18 @@ function flatten(value: Json, path: string, out: string[]): void {
   } else {
     out.push(`${path || '$'}: ${scalar(value)}`);
   }
+}
+
+/** Whether arrays and objects nest more than `max` levels deep; walks without recursion, so any depth is safe. */
+function exceedsDepth(value: Json, max: number): boolean {
+  const pending: [Json, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) {
+      if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+    }
+  }
+  return false;
 }
