@@ -151,4 +151,26 @@ describe('built-in embedder preparation that fails', () => {
     assert.match(refused.body.detail, /could not be prepared; the server's log says why/);
     assert.doesNotMatch(refused.body.detail, /package is missing/, 'the cause stays in the log');
   });
+
+  it('keeps a document waiting for it queued for a retry, its error naming the embedder but not the cause', async (t) => {
+    if (!gw.ctx.vector) return t.skip('no pgvector: the built-in embedder is off');
+    const key = { apiKey: world.a.key.key };
+    const workspaceId = (await gw.request('POST', '/api/os/workspaces', { ...key, json: { name: 'Failing' } })).body.id;
+    const uploaded = await gw.request('POST', `/api/os/workspaces/${workspaceId}/documents`, {
+      ...key,
+      json: { name: 'note.md', text: '# Note\n\nThe archive closes early on Fridays.' },
+    });
+    assert.equal(uploaded.status, 202, uploaded.text);
+    let doc: any;
+    await eventually(
+      'the first attempt has failed',
+      async () => {
+        doc = (await gw.request('GET', `/api/os/documents/${uploaded.body.id}`, key)).body;
+        return doc.error !== null;
+      },
+      60_000,
+    );
+    assert.equal(doc.status, 'queued', 'a retry is due: a restart may well prepare it');
+    assert.match(doc.error, /^Attempt 1 failed, will retry: gateway-word-vectors-en could not be prepared; the server's log says why\.$/);
+  });
 });

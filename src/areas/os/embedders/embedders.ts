@@ -75,9 +75,17 @@ export class Embedders {
     return embedder === BUILT_IN_EMBEDDER && this.builtIn.state !== 'ready';
   }
 
-  /** Waits until the built-in embedder is ready (starting it if need be); rejects when its preparation fails. */
-  builtInReady(): Promise<void> {
-    return this.builtIn.ready();
+  /**
+   * Waits until the built-in embedder is ready (starting it if need be). Rejects with an
+   * AppError 503 when its preparation fails: the cause (paths, the child's output) is in
+   * the server's log, not in what a document's `error` shows its tenant.
+   */
+  async builtInReady(): Promise<void> {
+    try {
+      await this.builtIn.ready();
+    } catch {
+      throw new AppError('SERVICE_UNAVAILABLE', `${BUILT_IN_EMBEDDER} could not be prepared; the server's log says why.`);
+    }
   }
 
   /**
