@@ -25,6 +25,7 @@ import { createTenant } from '../src/areas/auth/tenants/service.js';
 import { issueApiKey } from '../src/areas/auth/api-keys/service.js';
 import { createWorkspace } from '../src/areas/os/workspaces/service.js';
 import { boundedInt } from './support/stats.js';
+import { preparedWordVectors } from './support/word-vectors.js';
 
 const DURATION = boundedInt('BENCH_DURATION', 10, 1, 120);
 const CONNECTIONS = boundedInt('BENCH_CONNECTIONS', 20, 1, 200);
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     GATEWAY_TLS: 'off',
     GATEWAY_LOG_LEVEL: LOG_LEVEL,
     GATEWAY_SECRET: randomBytes(32).toString('base64url'),
+    ...(await preparedWordVectors()),
   });
   console.log(
     `gateway ${VERSION} bench: embedded database in ${dataDir}; ${CONNECTIONS} connections, ${DURATION} s per run, ${WARMUP} s warm-up, log level ${LOG_LEVEL}`,

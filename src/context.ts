@@ -62,7 +62,11 @@ export interface AppContext {
 export async function createContext(
   config: Config,
   log: (message: string) => void = () => {},
-  options: { onDatabaseCrash?: (error: Error) => void } = {},
+  options: {
+    onDatabaseCrash?: (error: Error) => void;
+    /** For tests: holds the built-in embedder's preparation open until this settles (os/services.ts). */
+    holdBuiltInEmbedder?: Promise<void>;
+  } = {},
 ): Promise<AppContext> {
   const db = await openDatabase({
     dataDir: config.dataDir,
@@ -95,6 +99,7 @@ export async function createContext(
       nodeEmbedding: (tenantId, model, texts) =>
         embedTexts({ router: llm.router, timeoutMs: config.llm.upstreamTimeoutMs }, tenantId, model, texts),
       modelCheck: async (tenantId, model) => void (await llm.router.resolveModel(tenantId, model)),
+      ...(options.holdBuiltInEmbedder ? { holdBuiltInEmbedder: options.holdBuiltInEmbedder } : {}),
     });
     // Loaded only when served: prom-client (and the @opentelemetry/api it brings) stays out of a default start.
     const metrics =

@@ -10,6 +10,7 @@ import { startChild, type Child } from './children.js';
 import { gatewayRequestBody } from './fixtures.js';
 import type { GatewayInfo } from './gateway-process.js';
 import { START_NODE_FLAGS } from '../../src/cli/start-flags.js';
+import { preparedWordVectors } from './word-vectors.js';
 
 export interface GatewayChild extends Child<GatewayInfo> {
   chatUrl: string;
@@ -34,6 +35,7 @@ export function productionNodeFlags(): string[] {
 
 export async function startGateway(options: GatewayOptions): Promise<GatewayChild> {
   // os.tmpdir(): the embedded database's Unix socket paths must stay short.
+  const wordVectors = await preparedWordVectors();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
   let child: Child<GatewayInfo>;
   try {
@@ -48,6 +50,7 @@ export async function startGateway(options: GatewayOptions): Promise<GatewayChil
         GATEWAY_LOCAL_ENGINE: 'off',
         GATEWAY_NODES: JSON.stringify([{ engine: 'openai', url: options.upstreamUrl, name: 'instant-upstream' }]),
         GATEWAY_SECRET: randomBytes(32).toString('base64url'),
+        ...wordVectors,
         ...options.env,
       },
     });

@@ -15,6 +15,7 @@ import { gatewayRequestBody } from './fixtures.js';
 import { saturate, type Target } from './load.js';
 import { fmt } from './stats.js';
 import { freePort, startThrowawayServices } from './throwaway-services.js';
+import { preparedWordVectors } from './word-vectors.js';
 
 const BIN = fileURLToPath(new URL('../../bin/gateway.js', import.meta.url));
 const MODES = ['json', 'stream'] as const;
@@ -50,7 +51,14 @@ async function startGateway(workers: number, env: Record<string, string>): Promi
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-workers-'));
   const child = spawn(process.execPath, [BIN, 'start'], {
-    env: { ...env, PATH: process.env.PATH ?? '', GATEWAY_DATA_DIR: dataDir, PORT: String(port), GATEWAY_WORKERS: String(workers) },
+    env: {
+      ...env,
+      ...(await preparedWordVectors()),
+      PATH: process.env.PATH ?? '',
+      GATEWAY_DATA_DIR: dataDir,
+      PORT: String(port),
+      GATEWAY_WORKERS: String(workers),
+    },
     // The request log goes to /dev/null, as in the main benchmark; start-up lines are watched.
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -98,8 +98,11 @@ export interface RetrievalRequest {
 export interface RetrievalResult {
   snippets: Snippet[];
   status: RetrievalStatus;
-  /** What actually ran: `lexical` when no query vector could be had (no pgvector, no embedder, embedder down). */
-  retrieval: { mode: Mode; embedder: string | null };
+  /**
+   * What actually ran: `lexical` when no query vector could be had (no pgvector, no embedder, embedder down
+   * or still being prepared); `note` says which embedder was left out and why.
+   */
+  retrieval: { mode: Mode; embedder: string | null; note?: string };
 }
 
 /** os's retrieval for one tenant; throws AppError 404 for an id that is not the tenant's. */

@@ -178,10 +178,11 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   // Node health changes and background llm failures go to the request log's stream.
   const llmLog = app.log.child({ area: 'llm' });
   ctx.llm.setLog((level, message) => llmLog[level](message));
-  // Documents uploaded before this start (or left half-done by a crash) are picked up now.
+  // Documents uploaded before this start (or left half-done by a crash) are picked up now,
+  // and the built-in embedder starts its preparation (converting its vectors once per data dir).
   const osLog = app.log.child({ area: 'os' });
   ctx.os.setLog((level, message) => osLog[level](message));
-  ctx.os.ingestion.start();
+  ctx.os.start();
   const coordinationLog = app.log.child({ area: 'coordination' });
   ctx.coordination.setLog((level, message) => coordinationLog[level](message));
 

@@ -5,12 +5,15 @@ import { VERSION } from '../context.js';
 import type { Database } from '../platform/db/database.js';
 import type { CoordinationStatus } from '../platform/coordination/coordination.js';
 import { AppError } from '../platform/errors.js';
+import { BUILT_IN_EMBEDDER } from '../areas/os/embedders/embedders.js';
 
 export interface EdgeDeps {
   db: Pick<Database, 'query' | 'kind'>;
   /** Whether pgvector is installed (AppContext.vector). */
   vector: boolean;
   coordination: { status(): CoordinationStatus };
+  /** The built-in embedder's state (os/services.ts); null without pgvector. */
+  os: { builtInEmbedder(): { model: string; state: 'idle' | 'preparing' | 'ready' | 'failed' } | null };
 }
 
 const Health = Type.Object({
@@ -27,6 +30,19 @@ const Health = Type.Object({
     kind: Type.Union([Type.Literal('redis'), Type.Literal('local')]),
     status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')]),
   }),
+  // The built-in embedder converts its word vectors once per data dir (10-30 s) from the first start:
+  // documents wait at stage preparing_embedder meanwhile. idle: not loaded (its worker stopped), loads
+  // again on the next use. failed: the log says why (status degraded). off: no pgvector, nothing uses it.
+  embedder: Type.Object({
+    model: Type.String(),
+    status: Type.Union([
+      Type.Literal('preparing'),
+      Type.Literal('ready'),
+      Type.Literal('idle'),
+      Type.Literal('failed'),
+      Type.Literal('off'),
+    ]),
+  }),
 });
 
 export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDeps }): Promise<void> {
@@ -40,11 +56,14 @@ export async function edgeRoutes(app: FastifyInstance, { deps }: { deps: EdgeDep
       new Promise<boolean>((resolve) => setTimeout(resolve, 2000, false).unref()),
     ]);
     const coordination = deps.coordination.status();
+    const builtIn = deps.os.builtInEmbedder();
+    const embedder = builtIn ? { model: builtIn.model, status: builtIn.state } : { model: BUILT_IN_EMBEDDER, status: 'off' as const };
     return {
-      status: up && coordination.status === 'ok' ? 'ok' : 'degraded',
+      status: up && coordination.status === 'ok' && embedder.status !== 'failed' ? 'ok' : 'degraded',
       version: VERSION,
       database: { status: up ? 'up' : 'down', kind: deps.db.kind, vector: deps.vector ? 'available' : 'unavailable' },
       coordination,
+      embedder,
     };
   });
 

@@ -193,6 +193,12 @@ function banner(server: RunningServer, config: Config, cli: string, worker: Work
   lines.push(
     `  database:  ${ctx.db.kind === 'embedded' ? 'embedded PGlite' : `PostgreSQL at ${databaseHost(config.databaseUrl!)}`}; pgvector ${ctx.vector ? 'available' : 'NOT installed'}`,
   );
+  const embedder = ctx.os.builtInEmbedder();
+  if (embedder && embedder.state !== 'ready')
+    lines.push(
+      `  embedder:  ${embedder.model} is being prepared in the background (a first start converts its word vectors: 10-30 s);`,
+      '             documents wait at stage "preparing_embedder" meanwhile, and /health says when it is ready',
+    );
   if (server.controlSocket) lines.push(`  CLI:       ${cli} --help (while this server runs, it goes through ${server.controlSocket})`);
   if (!ctx.vector) lines.push('WARNING: pgvector is not installed: features that need vectors answer 503 until it is.');
 

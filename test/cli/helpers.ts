@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { freshDatabase } from '../helpers/gateway.js';
-import { TEST_TMP } from '../helpers/paths.js';
+import { TEST_TMP, WORD_VECTORS_FILE } from '../helpers/paths.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 import { runCommand } from '../../src/cli/commands.js';
@@ -33,7 +33,8 @@ export async function freshDataDir(): Promise<DataDir> {
   const database = await freshDatabase(dir);
   return {
     dir,
-    env: { GATEWAY_DATA_DIR: dir, ...(database.url ? { DATABASE_URL: database.url } : {}) },
+    // The shared converted word vectors: a server started here prepares its built-in embedder at once.
+    env: { GATEWAY_DATA_DIR: dir, GATEWAY_WORD_VECTORS_FILE: WORD_VECTORS_FILE, ...(database.url ? { DATABASE_URL: database.url } : {}) },
     async remove() {
       await database.drop();
       rmSync(dir, { recursive: true, force: true });

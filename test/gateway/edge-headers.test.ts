@@ -222,6 +222,8 @@ describe('edge: correlation id, CORS, health, 410', () => {
         database: { status: 'up', kind: gw.ctx.db.kind, vector: gw.ctx.vector ? 'available' : 'unavailable' },
         // In-process without REDIS_URL: never degraded for want of a Redis.
         coordination: { kind: 'local', status: 'ok' },
+        // startGateway returns once the built-in embedder is prepared (off without pgvector).
+        embedder: { model: 'gateway-word-vectors-en', status: gw.ctx.vector ? 'ready' : 'off' },
       });
     });
 

@@ -49,10 +49,19 @@ export interface TestResponse {
   body: any;
 }
 
-export async function startGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export interface GatewayOptions {
+  /**
+   * Holds the built-in embedder's preparation open until this settles, to look at what
+   * happens meanwhile. Without it the gateway is returned once the embedder is ready (it
+   * only loads the shared converted file here), so no test meets it half-prepared by chance.
+   */
+  holdBuiltInEmbedder?: Promise<void>;
+}
+
+export async function startGateway(env: Record<string, string> = {}, options: GatewayOptions = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(path.join(TEST_TMP, 'gw-'));
   const database = await freshDatabase(dataDir);
-  return launch(dataDir, database, {
+  return launch(dataDir, database, options, {
     GATEWAY_DATA_DIR: dataDir,
     GATEWAY_TLS: 'off',
     GATEWAY_WORD_VECTORS_FILE: WORD_VECTORS_FILE,
@@ -63,7 +72,12 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Te
   });
 }
 
-async function launch(dataDir: string, database: { drop(): Promise<void> }, env: Record<string, string>): Promise<TestGateway> {
+async function launch(
+  dataDir: string,
+  database: { drop(): Promise<void> },
+  options: GatewayOptions,
+  env: Record<string, string>,
+): Promise<TestGateway> {
   const config = loadConfig(env);
   const lines: string[] = [];
   const logStream = new Writable({
@@ -72,8 +86,9 @@ async function launch(dataDir: string, database: { drop(): Promise<void> }, env:
       done();
     },
   });
-  const ctx = await createContext(config);
+  const ctx = await createContext(config, () => {}, options);
   const app = await buildApp(ctx, { logStream });
+  if (!options.holdBuiltInEmbedder && ctx.vector) await ctx.os.embedders.builtInReady();
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
@@ -89,7 +104,7 @@ async function launch(dataDir: string, database: { drop(): Promise<void> }, env:
     async restart() {
       await app.close();
       await ctx.close();
-      return launch(dataDir, database, env);
+      return launch(dataDir, database, {}, env);
     },
     async close() {
       await app.close();

@@ -346,8 +346,12 @@ describe('POST /api/os/search', () => {
     });
     assert.equal(response.status, 200, response.text);
     assert.equal(response.body.status, 'active');
-    // No query embedder is wired into the server yet: lexical, and it says so.
-    assert.deepEqual(response.body.retrieval, { mode: 'lexical', embedder: null });
+    // No node serves the collection's test embedder: lexical, and it says so and why (no node detail).
+    assert.deepEqual(response.body.retrieval, {
+      mode: 'lexical',
+      embedder: null,
+      note: 'Text search only where test-hash-100 could not embed the query.',
+    });
     const [snippet] = response.body.data;
     assert.equal(snippet.documentName, 'Travel policy');
     assert.equal(snippet.collectionId, collectionId);

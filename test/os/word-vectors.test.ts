@@ -41,6 +41,7 @@ describe('os built-in word-vector embedder', () => {
   const root = path.join(TEST_TMP, 'word-vectors');
   let dataDir: string;
   let embedder: WordVectorEmbedder;
+  const logged: string[] = [];
   const opened: WordVectorEmbedder[] = [];
   const open = (options: ConstructorParameters<typeof WordVectorEmbedder>[0]) => {
     const made = new WordVectorEmbedder(options);
@@ -51,7 +52,7 @@ describe('os built-in word-vector embedder', () => {
   before(async () => {
     mkdirSync(root, { recursive: true });
     dataDir = mkdtempSync(path.join(root, 'real-'));
-    embedder = open({ dataDir });
+    embedder = open({ dataDir, log: (level, message) => logged.push(`${level} ${message}`) });
     assert.equal(embedder.state, 'idle');
     const readying = embedder.ready();
     assert.equal(embedder.state, 'preparing');
@@ -80,6 +81,29 @@ describe('os built-in word-vector embedder', () => {
     const [x, y] = await Promise.all([embedder.embed(['annual leave']), again.embed(['annual leave'])]);
     assert.deepEqual(x, y);
     await again.close();
+  });
+
+  it('says what the conversion does in a few log lines: starting, its progress by quarters, ready', () => {
+    assert.match(
+      logged[0] ?? '',
+      /^info built-in embedder: converting its word vectors once into .*word-vectors-en-100d\.bin \(not converted yet;/,
+    );
+    const progress = logged.filter((line) => / % read$/.test(line)).map((line) => Number(/(\d+) % read$/.exec(line)?.[1]));
+    assert.ok(progress.length >= 2 && progress.length <= 4, `progress lines: ${progress.join(', ')}`);
+    assert.deepEqual(
+      progress,
+      [...progress].sort((p, q) => p - q),
+      'increasing',
+    );
+    assert.ok(
+      progress.every((p) => p % 25 === 0 && p > 0 && p <= 100),
+      progress.join(', '),
+    );
+    assert.match(
+      logged.at(-1) ?? '',
+      /^info built-in embedder: gateway-word-vectors-en ready, \d+ words \(converted in [\d.]+ s, loaded in [\d.]+ s\)$/,
+    );
+    assert.ok(logged.length <= 6, logged.join('\n'));
   });
 
   it('rebuilds a truncated or corrupt file, keeping only plain lowercase words by frequency', async () => {

@@ -6,7 +6,14 @@ import path from 'node:path';
 import type { Config } from '../../platform/config.js';
 import type { Database } from '../../platform/db/database.js';
 import type { CheckScope, Retrieve } from '../grounding.js';
-import { BUILT_IN_DESCRIPTION, BUILT_IN_EMBEDDER, Embedders, type ModelCheck, type NodeEmbedding } from './embedders/embedders.js';
+import {
+  BUILT_IN_DESCRIPTION,
+  BUILT_IN_EMBEDDER,
+  Embedders,
+  type BuiltInStatus,
+  type ModelCheck,
+  type NodeEmbedding,
+} from './embedders/embedders.js';
 import { WordVectorEmbedder } from './embedders/word-vectors/embedder.js';
 import { ExtractorPool } from './ingestion/extractor.js';
 import { IngestionRunner, type IngestionLog } from './ingestion/runner.js';
@@ -24,8 +31,12 @@ export interface OsServices {
   retrieval: RetrievalDeps;
   /** The embedders the gateway serves itself, for the models list (none without pgvector). */
   builtInModels: readonly { id: string; description: string }[];
-  /** Sends ingestion's progress and failures to `log` (buildApp points it at the server's logger). */
+  /** The built-in embedder's state, for /health and the start banner; null without pgvector (nothing uses it then). */
+  builtInEmbedder(): BuiltInStatus | null;
+  /** Sends ingestion's and the built-in embedder's progress and failures to `log` (buildApp points it at the server's logger). */
   setLog(log: IngestionLog): void;
+  /** The serving process's background work: the ingestion runner, and preparing the built-in embedder from the start. */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -37,13 +48,17 @@ export interface OsServiceDeps {
   nodeEmbedding: NodeEmbedding;
   /** Whether the tenant may use a model (the llm router's check). */
   modelCheck: ModelCheck;
+  /** For tests: the built-in embedder stays 'preparing' until this settles (WordVectorEmbedderOptions.hold). */
+  holdBuiltInEmbedder?: Promise<void>;
 }
 
-export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck }: OsServiceDeps): OsServices {
+export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck, holdBuiltInEmbedder }: OsServiceDeps): OsServices {
   let sink: IngestionLog = () => {};
   const wordVectors = new WordVectorEmbedder({
     dataDir: config.dataDir,
     ...(config.documents.wordVectorsFile ? { binaryFile: path.resolve(config.documents.wordVectorsFile) } : {}),
+    log: (level, message) => sink(level, message),
+    ...(holdBuiltInEmbedder ? { hold: holdBuiltInEmbedder } : {}),
   });
   const embedders = new Embedders(wordVectors, nodeEmbedding, modelCheck);
   const documents = config.documents;
@@ -76,8 +91,14 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     },
     retrieval,
     builtInModels: vector ? [{ id: BUILT_IN_EMBEDDER, description: BUILT_IN_DESCRIPTION }] : [],
+    builtInEmbedder: () => (vector ? embedders.builtInStatus : null),
     setLog(log) {
       sink = log;
+    },
+    start() {
+      ingestion.start();
+      // Without pgvector no collection has vectors, so nothing would ever use it.
+      if (vector) embedders.prepare();
     },
     async close() {
       await ingestion.close();

@@ -19,6 +19,8 @@ import { EmbeddingBody, EmbeddingList } from './schemas.js';
 /** The os area's embedders (os/embedders/embedders.ts), for the models the gateway serves itself. */
 export interface BuiltInEmbedding {
   embed(tenantId: string, embedder: string, texts: string[]): Promise<ArrayLike<number>[]>;
+  /** Throws AppError 503 (with Retry-After while it is coming) when `embedder` is not ready to answer now. */
+  refuseWhilePreparing(embedder: string): void;
 }
 
 export interface EmbeddingRouteDeps {
@@ -72,6 +74,10 @@ export const embeddingRoutes: FastifyPluginAsyncTypebox<{ deps: EmbeddingRouteDe
         });
       if (deps.builtIn.ids.includes(body.model)) {
         const vectors = await embedBuiltIn(deps.builtIn.embedders, principal.tenantId, body.model, input, body.dimensions, (error) => {
+          if (error instanceof AppError) {
+            record(body.model, null, 'unavailable', 0); // still being prepared
+            return;
+          }
           request.log.warn({ err: error, model: body.model }, 'built-in embedder failed');
           record(body.model, null, 'engine_error', 0);
         });
@@ -145,8 +151,10 @@ function listOf(vectors: readonly ArrayLike<number>[], model: string, format: Em
 }
 
 /**
- * The gateway's own embedder (the word vectors): text only, at its fixed length. Its
- * preparation or worker failing is a 503 (the same embedder collections use meanwhile).
+ * The gateway's own embedder (the word vectors): text only, at its fixed length. While
+ * its one-off preparation runs (converting the word vectors: 10-30 s, minutes on a busy
+ * machine) the answer is a 503 with Retry-After at once, not a wait; its preparation or
+ * worker failing is a 503 too (the same embedder collections use meanwhile).
  */
 async function embedBuiltIn(
   embedders: BuiltInEmbedding,
@@ -159,6 +167,12 @@ async function embedBuiltIn(
   if (dimensions !== undefined)
     throw new AppError('BAD_REQUEST', `dimensions: ${model} answers vectors of its one length; leave dimensions out`);
   if ('tokens' in input) throw new AppError('BAD_REQUEST', `input: ${model} takes text only, not token ids; send the text`);
+  try {
+    embedders.refuseWhilePreparing(model);
+  } catch (error) {
+    failed(error);
+    throw error;
+  }
   try {
     return await embedders.embed(tenantId, model, input.texts);
   } catch (error) {

@@ -1,6 +1,7 @@
 // SQL for documents, their contents and their chunks. Every statement filters by
 // tenant: the tenant comes from the caller's credential, never from the request.
 import type { Queryable } from '../../../platform/db/database.js';
+import type { DocumentStage } from './schemas.js';
 
 export interface DocumentRow {
   id: string;
@@ -12,7 +13,7 @@ export interface DocumentRow {
   bytes: number;
   sha256: string;
   status: 'queued' | 'processing' | 'ready' | 'failed';
-  stage: string | null;
+  stage: DocumentStage | null;
   error: string | null;
   chunk_count: number;
   metadata: Record<string, unknown>;

@@ -22,6 +22,19 @@ export const DocumentStatus = Type.Union([
   Type.Literal('failed'),
 ]);
 
+/**
+ * Where processing is: extracting (and chunking) the file, waiting for the built-in
+ * embedder's one-off preparation (converting its word vectors, once per data dir),
+ * embedding the chunks, writing them to the index.
+ */
+export const DocumentStage = Type.Union([
+  Type.Literal('extracting'),
+  Type.Literal('preparing_embedder'),
+  Type.Literal('embedding'),
+  Type.Literal('indexing'),
+]);
+export type DocumentStage = Static<typeof DocumentStage>;
+
 export const Document = Type.Object({
   id: Type.String(),
   collectionId: Type.String(),
@@ -39,8 +52,8 @@ export const Document = Type.Object({
   bytes: Type.Integer(),
   sha256: Type.String(),
   status: DocumentStatus,
-  /** Where processing is (extracting, chunking, embedding…); null before it starts and once it is done. */
-  stage: Type.Union([Type.String(), Type.Null()]),
+  /** Where processing is (DocumentStage); null before it starts and once it is done. */
+  stage: Type.Union([DocumentStage, Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
   chunkCount: Type.Integer(),
   metadata: Metadata,

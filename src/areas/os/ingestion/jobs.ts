@@ -5,6 +5,7 @@
 // is claimed again. SKIP LOCKED lets several replicas claim side by side.
 import type { Queryable } from '../../../platform/db/database.js';
 import type { MediaType } from '../documents/media-types.js';
+import type { DocumentStage } from '../documents/schemas.js';
 
 export interface ClaimedDocument {
   id: string;
@@ -15,7 +16,8 @@ export interface ClaimedDocument {
   attempts: number;
 }
 
-export type Stage = 'extracting' | 'embedding' | 'indexing';
+/** Where a document's processing is (documents/schemas.ts DocumentStage). */
+export type Stage = DocumentStage;
 
 export const ingestionJobs = {
   /** Claims the next due document, or undefined when there is none. */

@@ -16,7 +16,7 @@ export interface ProcessDeps {
   /** Whether chunk_vectors exists (pgvector): without it, collections are lexical only. */
   vector: boolean;
   extract: Extract;
-  embedders: Pick<Embedders, 'embed'>;
+  embedders: Pick<Embedders, 'embed' | 'preparing' | 'builtInReady'>;
 }
 
 /** Thrown when the document was deleted (or claimed by another worker) while this one worked: nothing to record. */
@@ -39,6 +39,12 @@ export async function processDocument(
   const embedders = deps.vector ? [collection.embedding_model, collection.pending_embedding_model].filter((e): e is string => !!e) : [];
   const vectors: { embedder: string; vectors: ArrayLike<number>[] }[] = [];
   if (embedders.length > 0 && chunks.length > 0) {
+    // The built-in embedder's one-off preparation (started with the server) may still run:
+    // the document says so while it waits, rather than sitting at "embedding" for minutes.
+    if (embedders.some((e) => deps.embedders.preparing(e))) {
+      await keepLease('preparing_embedder');
+      await deps.embedders.builtInReady();
+    }
     await keepLease('embedding');
     const texts = chunks.map(embeddingText);
     for (const embedder of embedders) vectors.push({ embedder, vectors: await deps.embedders.embed(doc.tenant_id, embedder, texts) });

@@ -18,5 +18,10 @@ export type SearchBody = Static<typeof SearchBody>;
 export const SearchResponse = Type.Object({
   data: Type.Array(Snippet),
   status: RetrievalStatus,
-  retrieval: Type.Object({ mode: Mode, embedder: Type.Union([Type.String(), Type.Null()]) }),
+  retrieval: Type.Object({
+    mode: Mode,
+    embedder: Type.Union([Type.String(), Type.Null()]),
+    /** Present when an embedder was left out (still being prepared, or down): the search ran on text alone there. */
+    note: Type.Optional(Type.String()),
+  }),
 });

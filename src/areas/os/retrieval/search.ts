@@ -28,7 +28,9 @@ export type { RetrievalRequest, RetrievalResult };
 export async function retrieve(deps: RetrievalDeps, tenantId: string, request: RetrievalRequest): Promise<RetrievalResult> {
   const scopes = await resolveScopes(deps.db, tenantId, request);
   const requested = request.mode ?? 'hybrid';
-  const queryVectors = requested === 'lexical' || !deps.vector ? new Map() : await embedQuery(deps, tenantId, scopes, request.query);
+  const skipped = new Map<string, EmbedderUnavailableError>();
+  const queryVectors =
+    requested === 'lexical' || !deps.vector ? new Map() : await embedQuery(deps, tenantId, scopes, request.query, skipped);
   const embedders = [...queryVectors.entries()].filter(([, v]) => v !== null).map(([key]) => key.split('\u0000')[0]!);
   const vectorRan = embedders.length > 0;
   const mode: Mode = requested === 'lexical' || !vectorRan ? 'lexical' : requested;
@@ -45,15 +47,42 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
   }
   const ranked = [...chosen.values()].sort((a, b) => b.fused - a.fused || b.score - a.score);
   const snippets = await toSnippets(deps, tenantId, ranked);
-  const retrieval = { mode, embedder: embedders.length ? [...new Set(embedders)].join(', ') : null };
+  const retrieval = {
+    mode,
+    embedder: embedders.length ? [...new Set(embedders)].join(', ') : null,
+    ...(skipped.size ? { note: noteOn(skipped) } : {}),
+  };
   if (snippets.length) return { snippets, status: 'active', retrieval };
   return { snippets, status: await emptyStatus(deps, tenantId, scopes, unavailable), retrieval };
 }
 
 const embedderKey = (e: { model: string; dimensions: number }) => `${e.model}\u0000${e.dimensions}`;
 
-/** The query embedded once per distinct embedder of the searched collections; null where that embedder is unavailable. */
-async function embedQuery(deps: RetrievalDeps, tenantId: string, scopes: SearchScope[], query: string) {
+/**
+ * Why vectors were left out, for the answer's `retrieval.note`. The built-in embedder's
+ * one-off preparation is named as such (it ends by itself); a node's failure is not
+ * detailed (its message may carry the node's address).
+ */
+function noteOn(skipped: Map<string, EmbedderUnavailableError>): string {
+  const why = [...skipped.entries()].map(([model, error]) =>
+    error.reason === 'preparing'
+      ? `${model} is still being prepared (GET /health says when it is ready)`
+      : `${model} could not embed the query`,
+  );
+  return `Text search only where ${why.join('; ')}.`;
+}
+
+/**
+ * The query embedded once per distinct embedder of the searched collections; null where that embedder is unavailable
+ * (and why, in `skipped`): search does not wait for an embedder, it falls back to text and says so.
+ */
+async function embedQuery(
+  deps: RetrievalDeps,
+  tenantId: string,
+  scopes: SearchScope[],
+  query: string,
+  skipped: Map<string, EmbedderUnavailableError>,
+) {
   const wanted = new Map<string, { model: string; dimensions: number }>();
   for (const c of scopes.flatMap((s) => s.collections)) if (c.embedder) wanted.set(embedderKey(c.embedder), c.embedder);
   const entries = await Promise.all(
@@ -63,7 +92,10 @@ async function embedQuery(deps: RetrievalDeps, tenantId: string, scopes: SearchS
         // A model answering in another size than the collection recorded cannot be compared with its vectors.
         return [key, vector.length === embedder.dimensions ? vector : null];
       } catch (error) {
-        if (error instanceof EmbedderUnavailableError) return [key, null];
+        if (error instanceof EmbedderUnavailableError) {
+          skipped.set(embedder.model, error);
+          return [key, null];
+        }
         throw error;
       }
     }),

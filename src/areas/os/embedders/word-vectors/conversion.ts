@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import type { ConversionResult } from './convert.js';
+import type { ConversionProgress, ConversionResult } from './convert.js';
 
 /** The child's heap ceiling: the stream scan needs ~100 MB; a runaway source fails instead of swapping. */
 const CHILD_HEAP_MB = 256;
@@ -17,7 +17,12 @@ export interface RunningConversion {
   kill(): void;
 }
 
-export function convertInChildProcess(sourceFile: string, targetFile: string, maxWords?: number): RunningConversion {
+export function convertInChildProcess(
+  sourceFile: string,
+  targetFile: string,
+  maxWords?: number,
+  onProgress: ConversionProgress = () => {},
+): RunningConversion {
   // From source (tests, `npm run dev`) the child needs the TypeScript loader; compiled, it does not.
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fileURLToPath(new URL(fromSource ? './convert.ts' : './convert.js', import.meta.url));
@@ -32,20 +37,32 @@ export function convertInChildProcess(sourceFile: string, targetFile: string, ma
     // not permitted here (some containers): it only runs a little less politely
   }
 
+  // stdout is JSON lines: progress as it comes ({"progress":0.25}), the result last.
   let stdout = '';
+  let outcome: ConversionResult | undefined;
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout = (stdout + text).slice(-OUTPUT_LIMIT)));
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    const lines = (stdout + text).split('\n');
+    stdout = (lines.pop() ?? '').slice(-OUTPUT_LIMIT);
+    for (const line of lines) {
+      let message: unknown;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof (message as { progress?: unknown })?.progress === 'number') onProgress((message as { progress: number }).progress);
+      else outcome = message as ConversionResult;
+    }
+  });
   child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr = (stderr + text).slice(-OUTPUT_LIMIT)));
 
   const result = new Promise<ConversionResult>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', (code, signal) => {
       if (code === 0) {
-        try {
-          resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '') as ConversionResult);
-        } catch {
-          reject(new Error('The word-vector conversion ended without a result'));
-        }
+        if (outcome) resolve(outcome);
+        else reject(new Error('The word-vector conversion ended without a result'));
         return;
       }
       const why = stderr.trim().split('\n').slice(-3).join(' ') || (signal ? `stopped by ${signal}` : `exit code ${code}`);

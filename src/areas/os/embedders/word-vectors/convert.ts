@@ -8,7 +8,7 @@
 // source has no accented or apostrophe words, and words with digits or hyphens are few
 // and never produced by the tokeniser (tokenize.ts splits on anything but letters).
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,12 +23,23 @@ export interface ConversionResult {
   ms: number;
 }
 
+/** The share of the source read so far, 0 to 1. */
+export type ConversionProgress = (fraction: number) => void;
+
+/** How often the child reports progress (the server logs each report): a few lines, not hundreds. */
+export const PROGRESS_STEP = 0.25;
+
 const KEEP = /^[a-z]+$/;
 
 /** Writes `targetFile` from `sourceFile` through a temporary name, so a crash never leaves half a file. */
-export async function convertWordVectors(sourceFile: string, targetFile: string, maxWords = DEFAULT_MAX_WORDS): Promise<ConversionResult> {
+export async function convertWordVectors(
+  sourceFile: string,
+  targetFile: string,
+  maxWords = DEFAULT_MAX_WORDS,
+  onProgress: ConversionProgress = () => {},
+): Promise<ConversionResult> {
   const started = performance.now();
-  const parsed = await scanSource(sourceFile);
+  const parsed = await scanSource(sourceFile, onProgress);
   const table = keepMostFrequent(parsed, maxWords);
   const file = encodeTable(table);
 
@@ -69,7 +80,9 @@ interface ScannedWords {
  * Reads `{…, "size": n, "dimensions": d, "words": [...], "vectors": {"word": [d numbers, l2norm, rank], …}}`
  * chunk by chunk, quantising each kept word's vector as soon as it is read.
  */
-async function scanSource(sourceFile: string): Promise<ScannedWords> {
+async function scanSource(sourceFile: string, onProgress: ConversionProgress): Promise<ScannedWords> {
+  const size = (await stat(sourceFile)).size || 1;
+  let reported = 0;
   const stream = createReadStream(sourceFile, { encoding: 'utf8', highWaterMark: 1 << 20 });
   let preamble = '';
   let pending = '';
@@ -84,6 +97,11 @@ async function scanSource(sourceFile: string): Promise<ScannedWords> {
 
   for await (const chunk of stream as AsyncIterable<string>) {
     if (finished) break;
+    const read = stream.bytesRead / size;
+    if (read - reported >= PROGRESS_STEP) {
+      reported = Math.floor(read / PROGRESS_STEP) * PROGRESS_STEP;
+      onProgress(reported);
+    }
     if (!inVectors) {
       // Only the first few hundred bytes hold the sizes; the words array after them is not needed
       // (each vector carries its own rank), so it is skipped rather than kept.
@@ -195,14 +213,16 @@ function keepMostFrequent(scanned: ScannedWords, maxWords: number) {
   };
 }
 
-// Run as a child process (conversion.ts): `convert.ts <source> <target> [maxWords]`, the result as JSON on stdout.
+// Run as a child process (conversion.ts): `convert.ts <source> <target> [maxWords]`. Progress and then the
+// result go to stdout as JSON lines: `{"progress":0.25}` each quarter of the source, the result last.
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
   const [source, target, maxWords] = process.argv.slice(2);
   if (!source || !target) {
     process.stderr.write('usage: convert <source.json> <target.bin> [maxWords]\n');
     process.exit(2);
   }
-  convertWordVectors(source, target, maxWords ? Number(maxWords) : undefined).then(
+  const progress = (fraction: number) => process.stdout.write(`${JSON.stringify({ progress: Math.round(fraction * 100) / 100 })}\n`);
+  convertWordVectors(source, target, maxWords ? Number(maxWords) : undefined, progress).then(
     (result) => process.stdout.write(`${JSON.stringify(result)}\n`),
     (error: Error) => {
       process.stderr.write(`${error.message}\n`);

@@ -19,6 +19,7 @@ export const WORD_VECTORS_DIMENSIONS = 100;
 export const WORD_VECTORS_FILE = path.join('embedders', 'word-vectors-en-100d.bin');
 
 export type WordVectorEmbedderState = 'idle' | 'preparing' | 'ready' | 'failed';
+export type EmbedderLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
 export interface WordVectorEmbedderOptions {
   dataDir: string;
@@ -28,6 +29,13 @@ export interface WordVectorEmbedderOptions {
   sourceFile?: string;
   /** Words kept by a conversion (default: convert.ts DEFAULT_MAX_WORDS). */
   maxWords?: number;
+  /** Where preparation says what it does: a few lines (converting, each quarter of it, ready or failed). */
+  log?: EmbedderLog;
+  /**
+   * For tests: preparation stays 'preparing' until this settles (a rejection fails it), so a
+   * test can watch what happens meanwhile without racing a real conversion.
+   */
+  hold?: Promise<void>;
 }
 
 /** What the last preparation did: whether it had to convert, and how long that took. */
@@ -55,9 +63,17 @@ export class WordVectorEmbedder {
   #pending = new Map<number, PendingEmbed>();
   #nextId = 1;
   #closed = false;
+  #progress: number | null = null;
+  /** Rejects on close(), so a preparation held open (options.hold) ends with the embedder. */
+  #closing: Promise<never>;
+  #closeNow: () => void = () => {};
 
   constructor(private readonly options: WordVectorEmbedderOptions) {
     this.binaryFile = options.binaryFile ?? path.join(options.dataDir, WORD_VECTORS_FILE);
+    this.#closing = new Promise<never>((_, reject) => {
+      this.#closeNow = () => reject(unavailable('it was closed'));
+    });
+    this.#closing.catch(() => {});
   }
 
   /** 'idle' until first use, 'preparing' while converting/loading, 'ready', 'failed' (see `error`). */
@@ -79,6 +95,11 @@ export class WordVectorEmbedder {
     return this.#conversion ? 'converting' : 'loading';
   }
 
+  /** While converting: the share of the package read so far (0 to 1, in quarters); null otherwise. */
+  get progress(): number | null {
+    return this.stage === 'converting' ? this.#progress : null;
+  }
+
   /** The thread that embeds, while one runs (exposed so tests can watch it end or make it die). */
   get worker(): Worker | undefined {
     return this.#worker;
@@ -89,6 +110,7 @@ export class WordVectorEmbedder {
     if (this.#closed) return Promise.reject(unavailable('it was closed'));
     if (this.#state === 'failed') return Promise.reject(this.#error);
     this.#readying ??= this.#prepare().catch((error: Error) => {
+      if (!this.#closed) this.options.log?.('error', `built-in embedder: preparing ${WORD_VECTORS_MODEL} failed: ${error.message}`);
       this.#fail(error);
       throw error;
     });
@@ -114,6 +136,7 @@ export class WordVectorEmbedder {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#closeNow();
     this.#conversion?.kill();
     const worker = this.#worker;
     this.#worker = undefined;
@@ -126,18 +149,37 @@ export class WordVectorEmbedder {
     this.#state = 'preparing';
     this.#error = undefined;
     const started = performance.now();
+    if (this.options.hold) await Promise.race([this.options.hold, this.#closing]);
+    if (this.#closed) throw unavailable('it was closed');
+    const log = this.options.log ?? (() => {});
     const worker = this.#startWorker();
     let conversionMs: number | null = null;
     let answer = await this.#load(worker);
     if (answer.type === 'missing') {
       const convertStarted = performance.now();
-      this.#conversion = convertInChildProcess(this.options.sourceFile ?? defaultSourceFile(), this.binaryFile, this.options.maxWords);
+      log(
+        'info',
+        `built-in embedder: converting its word vectors once into ${this.binaryFile} (${answer.reason}; 10-30 s in the background, ` +
+          'longer on a busy machine). Documents wait at stage "preparing_embedder" and its embeddings answer 503 until it is ready.',
+      );
+      this.#progress = 0;
+      const onProgress = (fraction: number) => {
+        this.#progress = fraction;
+        log('info', `built-in embedder: converting its word vectors, ${Math.round(fraction * 100)} % read`);
+      };
+      this.#conversion = convertInChildProcess(
+        this.options.sourceFile ?? defaultSourceFile(),
+        this.binaryFile,
+        this.options.maxWords,
+        onProgress,
+      );
       try {
         await this.#conversion.result;
       } catch (error) {
         throw this.#closed ? unavailable('it was closed') : error;
       } finally {
         this.#conversion = undefined;
+        this.#progress = null;
       }
       conversionMs = Math.round(performance.now() - convertStarted);
       if (this.#closed) throw unavailable('it was closed');
@@ -153,6 +195,12 @@ export class WordVectorEmbedder {
     };
     this.#state = 'ready';
     if (this.#pending.size === 0) worker.unref(); // an idle embedder does not keep the process alive
+    const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+    const { words, loadMs } = this.#preparation;
+    log(
+      'info',
+      `built-in embedder: ${WORD_VECTORS_MODEL} ready, ${words} words (${conversionMs !== null ? `converted in ${seconds(conversionMs)}, ` : ''}loaded in ${seconds(loadMs)})`,
+    );
   }
 
   #load(worker: Worker): Promise<Extract<FromWorker, { type: 'missing' | 'loaded' }>> {
