@@ -10,7 +10,8 @@ const PLAIN = /^[A-Za-z_/][A-Za-z0-9_ ./()@+=-]*$/;
 // Words YAML 1.1 or 1.2 readers turn into booleans or null.
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n)$/i;
 // JSON.stringify leaves these unescaped: YAML does not allow them raw, or (YAML 1.1) reads them as line breaks.
-const NOT_PRINTABLE = /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const NOT_PRINTABLE =
+  /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `value` (JSON data) as a YAML document, ending with a newline. */
 export function toPlainYaml(value: unknown): string {
