@@ -148,9 +148,9 @@ export class WordVectorEmbedder {
   async #prepare(): Promise<void> {
     this.#state = 'preparing';
     this.#error = undefined;
-    const started = performance.now();
     if (this.options.hold) await Promise.race([this.options.hold, this.#closing]);
     if (this.#closed) throw unavailable('it was closed');
+    const started = performance.now();
     const log = this.options.log ?? (() => {});
     const worker = this.#startWorker();
     let conversionMs: number | null = null;
