@@ -9,7 +9,6 @@
 //   that does not percent-decode or a too-long path parameter got Fastify's own JSON.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startGateway, seedTenant, type TestGateway } from '../helpers/gateway.js';
 import { createApiKey, parseRawResponse, silentClient, tokenFor } from './support.js';
 
@@ -54,24 +53,23 @@ describe('edge: hostile input', () => {
       assert.ok(response.text.length < 1024, `answer of ${response.text.length} bytes`);
     });
 
-    it('eight at once neither block the event loop nor keep /health waiting', async () => {
-      const loop = monitorEventLoopDelay({ resolution: 10 });
-      loop.enable();
-      const started = performance.now();
+    it('eight at once are each refused on the size limit alone, and /health answers meanwhile', async () => {
+      // The bug was validation reporting all 100,000 errors (seconds of event loop, 19 MB
+      // answers): what bounds the work is that each answer stops at the one size error.
       const answers = await Promise.all([
         ...Array.from({ length: 8 }, () =>
           gw.request('POST', '/api/llm/v1/chat/completions', { apiKey, body: oversized, headers: { 'content-type': 'application/json' } }),
         ),
         gw.request('GET', '/health'),
       ]);
-      loop.disable();
       assert.deepEqual(
         answers.map((a) => a.status),
         [...Array(8).fill(400), 200],
       );
-      // Generous bounds for a loaded CI machine: the bug took seconds and gigabytes.
-      assert.ok(loop.max < 200e6, `event loop blocked for ${(loop.max / 1e6).toFixed(0)} ms`);
-      assert.ok(performance.now() - started < 5000);
+      for (const answer of answers.slice(0, 8)) {
+        assertFieldRefused(answer, 'messages', 'one of eight oversized');
+        assert.ok(answer.text.length < 1024, `answer of ${answer.text.length} bytes`);
+      }
     });
 
     for (const [label, path, body, field] of [

@@ -231,11 +231,11 @@ describe('llm model pull stream', () => {
   });
 
   it("holds every redirect hop of a tenant admin's download to the tenant deny list", async () => {
-    const started = Date.now();
+    // Refused by the deny list, which is checked before any connection is tried (a connection
+    // to 10.20.30.40 would fail otherwise: unreachable or timed out, not this answer).
     const response = await pull('local', { model: 'redirected.gguf', url: `${filesUrl}/to-internal.gguf` });
     const text = response.status === 200 ? response.text : JSON.stringify(response.body);
     assert.match(text, /10\.20\.30\.40.*deny list|deny list.*10\.20\.30\.40/, text);
-    assert.ok(Date.now() - started < 5000, 'refused before any connection is tried');
     assert.ok(!existsSync(path.join(gw.dataDir, 'models', 'redirected.gguf')));
   });
 

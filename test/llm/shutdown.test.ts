@@ -20,20 +20,18 @@ describe('llm calls at shutdown', () => {
   let tenantId: string;
   let key: string;
 
-  async function start(grace: number, behaviour: FakeEngine['behaviour']): Promise<TestGateway> {
+  async function start(grace: number, behaviour: FakeEngine['behaviour'], env: Record<string, string> = {}): Promise<TestGateway> {
     fake ??= await startFakeOpenAI({ models: ['slow-model'] });
     fake.behaviour = { models: ['slow-model'], ...behaviour };
-    const started = await gatewayOver([fake], { GATEWAY_SHUTDOWN_GRACE_SECONDS: String(grace) });
+    const started = await gatewayOver([fake], { GATEWAY_SHUTDOWN_GRACE_SECONDS: String(grace), ...env });
     gw = started;
     tenantId = (await seedTenant(started, 'shutdown')).tenantId;
     key = (await createApiKey(started, tenantId, 'shutdown')).key;
     return started;
   }
-  /** Closes the HTTP side the way a SIGTERM does; resolves with how long it took. */
-  async function closeApp(g: TestGateway): Promise<number> {
-    const started = Date.now();
+  /** Closes the HTTP side the way a SIGTERM does. */
+  async function closeApp(g: TestGateway): Promise<void> {
     await g.app.close();
-    return Date.now() - started;
   }
 
   afterEach(async () => {
@@ -43,7 +41,9 @@ describe('llm calls at shutdown', () => {
   after(() => fake?.close());
 
   it('ends a stream still running after the grace period with an error frame and [DONE], cancelling the engine', async () => {
-    const g = await start(1, { tokenDelayMs: 100, repeat: 50 });
+    // An answer far longer than the grace (over 1,000 tokens 100 ms apart, past the 60 s the
+    // test waits for its end): only the grace ends it.
+    const g = await start(2, { tokenDelayMs: 100, repeat: 1_000 });
     const s = await openStream(
       g,
       CHAT,
@@ -52,16 +52,20 @@ describe('llm calls at shutdown', () => {
     );
     assert.equal(s.status, 200);
     await s.until((items) => payloads(items).some((f) => f.choices?.[0]?.delta?.content));
+    const framesAtClose = s.items.length;
     const closing = closeApp(g);
-    const items = await s.end(5000);
+    const items = await s.end(60_000);
     const frames = items.filter((i): i is { data: string } => 'data' in i).map((i) => i.data);
     assert.equal(frames.at(-1), '[DONE]');
     const error = JSON.parse(frames.at(-2)!).error;
     assert.deepEqual({ type: error.type, code: error.code }, { type: 'server_error', code: 'server_shutting_down' });
     assert.match(error.message, /shutting down.*incomplete/);
-    await fake.waitForAbort(1, 3000);
-    const took = await closing;
-    assert.ok(took >= 900 && took < 5000, `closed after ${took} ms`);
+    await fake.waitForAbort(1, 30_000);
+    await closing;
+    // The grace was given: the answer went on after the close began (two seconds of 100 ms
+    // tokens; stopped at once, at most a token in transit would follow), then was cut off.
+    const contentAfterClose = payloads(items.slice(framesAtClose)).filter((f) => f.choices?.[0]?.delta?.content).length;
+    assert.ok(contentAfterClose >= 2, `${contentAfterClose} tokens streamed during the grace`);
     const [row] = await usageRows(g, tenantId);
     assert.equal(row.status, 'interrupted');
     assert.ok(row.completion_tokens >= 1);
@@ -77,14 +81,18 @@ describe('llm calls at shutdown', () => {
     assert.equal(response.body.code, 'SERVICE_UNAVAILABLE');
     assert.match(response.body.detail, /shutting down/);
     assert.equal(response.headers.get('retry-after'), '1');
-    await fake.waitForAbort(1, 3000);
-    assert.ok((await closing) < 5000);
+    // The engine, silent for 20 s, never answered it: the 503 is the grace's end.
+    await fake.waitForAbort(1, 30_000);
+    await closing;
     const [row] = await usageRows(g, tenantId);
     assert.equal(row.status, 'interrupted');
   });
 
   it('lets a stream that ends within the grace period finish untouched, and closes its keep-alive connection', async () => {
-    const g = await start(10, { tokenDelayMs: 50, repeat: 2 });
+    // An idle keep-alive connection would hold the server's close for the keep-alive timeout,
+    // here the longest allowed (10 minutes, past the test runner's own timeout): closing at
+    // all shows the connection was closed once its answer was out.
+    const g = await start(10, { tokenDelayMs: 50, repeat: 2 }, { GATEWAY_KEEP_ALIVE_TIMEOUT_MS: '600000' });
     // fetch keeps its connection alive: the server must close it once the answer is out.
     const response = await fetch(g.url + CHAT, {
       method: 'POST',
@@ -97,8 +105,7 @@ describe('llm calls at shutdown', () => {
     assert.ok(text.endsWith('data: [DONE]\n\n'));
     assert.ok(!text.includes('server_shutting_down'));
     assert.match(text, /"finish_reason":"stop"/);
-    const took = await closing;
-    assert.ok(took < 3000, `closed after ${took} ms: the idle connection held it`);
+    await closing;
     const [row] = await usageRows(g, tenantId);
     assert.equal(row.status, 'ok');
   });
@@ -117,11 +124,11 @@ describe('llm calls at shutdown', () => {
       assert.equal(s.status, 200);
       await s.until((items) => payloads(items).length >= 2);
       const closing = closeApp(g);
-      const last = payloads(await s.end(5000)).at(-1);
+      const last = payloads(await s.end(60_000)).at(-1);
       assert.equal(last.status, 'error');
       assert.equal(last.error.code, 'server_shutting_down');
-      await ollama.waitForAbort(1, 3000);
-      assert.ok((await closing) < 5000);
+      await ollama.waitForAbort(1, 30_000);
+      await closing;
     } finally {
       await ollama.close();
     }
@@ -147,8 +154,8 @@ describe('llm calls at shutdown', () => {
       assert.equal(response.body.code, 'SERVICE_UNAVAILABLE');
       assert.match(response.body.detail, /shutting down/);
       assert.equal(response.headers.get('retry-after'), '1');
-      await ollama.waitForAbort(1, 3000);
-      assert.ok((await closing) < 5000);
+      await ollama.waitForAbort(1, 30_000);
+      await closing;
     } finally {
       await ollama.close();
     }

@@ -229,7 +229,7 @@ describe('document extraction (in a worker thread)', () => {
     assert.match(text(fine), /Hello bomb/, 'the same shape within the limit is read');
   });
 
-  it('extracts a 50-page PDF and a 1 MB Markdown file in reasonable time', async (t) => {
+  it('extracts a 50-page PDF and a 1 MB Markdown file', async (t) => {
     const pdf = await samples.longPdf(50);
     const pdfBytes = pdf.length; // the buffer is handed to the worker (detached) by the call
     let started = performance.now();
@@ -249,8 +249,7 @@ describe('document extraction (in a worker thread)', () => {
     assert.ok(fromMarkdown.chunks.length >= 700, `${fromMarkdown.chunks.length} chunks`);
     t.diagnostic(`50-page PDF (${pdfBytes} bytes): ${pdfMs.toFixed(0)} ms, ${fromPdf.chunks.length} chunks`);
     t.diagnostic(`Markdown (${markdownBytes} bytes): ${markdownMs.toFixed(0)} ms, ${fromMarkdown.chunks.length} chunks`);
-    // Generous: a shared 2-core machine, and the worker's start (tsx from source) is included.
-    assert.ok(pdfMs < 30_000 && markdownMs < 30_000);
+    // How fast is a figure (npm run bench:retrieval-scale measures ingest), not a test: it depends on the machine's load.
   });
 });
 

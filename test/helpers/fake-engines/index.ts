@@ -9,7 +9,9 @@
 // (stop a node with close() to make it unreachable). A non-streaming chat answer
 // takes silentMs + tokens × tokenDelayMs before its headers, like a real engine
 // that generates before it answers. `tokenDelayMs` also paces Ollama pull frames,
-// and `delayHeadersMs` delays an Ollama pull's answer too.
+// and `delayHeadersMs` delays an Ollama pull's answer too. `holdHeaders` (a promise)
+// holds answers before their headers until the test settles it: a test that needs
+// "while the engine has not answered" releases it, rather than racing a delay.
 //
 // The OpenAI fake also speaks the request fields past plain text, as OpenAI does:
 // - `toolCalls` ([{name, arguments}]): when the request has `tools` (and tool_choice is

@@ -193,5 +193,9 @@ export async function beforeHeaders(x: Exchange): Promise<boolean> {
     await new Promise((resolve) => x.signal.addEventListener('abort', resolve, { once: true }));
     return false;
   }
+  if (b.holdHeaders && !x.signal.aborted) {
+    const gone = new Promise((resolve) => x.signal.addEventListener('abort', resolve, { once: true }));
+    await Promise.race([b.holdHeaders.catch(() => undefined), gone]);
+  }
   return pause(x, b.delayHeadersMs);
 }

@@ -7,6 +7,8 @@ export interface FakeBehaviour {
   reply?: string;
   status?: number;
   delayHeadersMs?: number;
+  /** Holds chat and completion answers before their headers until this promise settles: the test releases them. */
+  holdHeaders?: Promise<unknown>;
   silentMs?: number;
   tokenDelayMs?: number;
   dieAfterTokens?: number;

@@ -1,22 +1,14 @@
 // Names the requests behind an event-loop stall, and tells a blocked loop from a
-// starved one. The gateway runs in the test's own process, so monitorEventLoopDelay
+// starved one (bench/fuzz-stalls.ts). The gateway runs in the bench's own process, so monitorEventLoopDelay
 // measures it, but only says how long the worst stall was. This watch ticks every
 // 10 ms; on a late tick it notes the cases in flight and, where Linux tells (per-
 // thread schedstat), how much of the stall the loop's thread spent on a CPU: a
 // handler that blocks runs all along, while a thread starved by a busy machine (the
 // scrypt threads of concurrent logins, other processes on 2 cores) mostly waits for one.
 import { readFileSync } from 'node:fs';
-import type { FuzzCase } from './cases.js';
+import type { FuzzCase } from '../../test/gateway/fuzz/cases.js';
 
 const TICK_MS = 10;
-
-interface Stall {
-  ms: number;
-  /** Time the loop's thread ran during the stall, and waited for a CPU (undefined where unknown). */
-  runMs?: number;
-  waitMs?: number;
-  cases: string[];
-}
 
 /** The calling thread's time on a CPU and waiting for one, in ms; undefined off Linux. */
 function threadTimes(): { run: number; wait: number } | undefined {
@@ -26,6 +18,14 @@ function threadTimes(): { run: number; wait: number } | undefined {
   } catch {
     return undefined;
   }
+}
+
+export interface Stall {
+  ms: number;
+  /** Time the loop's thread ran during the stall, and waited for a CPU (undefined where unknown). */
+  runMs?: number;
+  waitMs?: number;
+  cases: string[];
 }
 
 export class StallWatch {
@@ -57,9 +57,14 @@ export class StallWatch {
     clearInterval(this.timer);
   }
 
-  /** Whether every late tick was starved rather than blocked: the loop's thread ran for less than the bound. */
-  onlyStarved(): boolean {
-    return this.stalls.every((s) => s.runMs !== undefined && s.runMs <= this.limitMs);
+  /** The worst late tick, or undefined when none was later than the limit. */
+  worst(): Stall | undefined {
+    return [...this.stalls].sort((a, b) => b.ms - a.ms)[0];
+  }
+
+  /** How many ticks came later than the limit. */
+  get count(): number {
+    return this.stalls.length;
   }
 
   /** The worst stalls, each with the cases that were in flight when it ended. */
