@@ -22,7 +22,10 @@ if (template.status !== 0) process.exit(template.status ?? 1);
 
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
 // A test stuck on a wait with no deadline of its own (a query, a fetch) fails after
-// this long instead of hanging the run until CI kills it; the slowest test takes ~30 s.
+// this long instead of hanging the run until CI kills it. A file's describe() counts as
+// one test here: on 2 cores shared with other work the slowest files (the fuzz test, the
+// CLI ones, whose every command starts a process) take 2-3 minutes, so a file that would
+// take longer is split rather than given more time. Two files at a time: one per core.
 const timeout = process.env.TEST_TIMEOUT_MS ?? '300000';
 const run = spawnSync(
   process.execPath,

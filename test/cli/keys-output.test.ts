@@ -1,5 +1,5 @@
 // What `gateway keys create` prints for people (the JSON output is covered in
-// commands.test.ts): every line says something; issue 26 found an empty `scopes:` line.
+// keys-create.test.ts): every line says something; issue 26 found an empty `scopes:` line.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { keyCommands } from '../../src/cli/keys.js';
