@@ -68,8 +68,8 @@ const PLAIN_PARAMS: Record<string, string> = {
 
 /** What a wildcard (`*`, the rest of the path) stands for, by route path (GET and its HEAD): names, not ids of a record. */
 const WILDCARDS: Record<string, string> = {
-  // A model id (which may hold slashes); `auto` is every tenant's.
-  '/api/llm/v1/models/*': 'auto',
+  // A model id (which may hold slashes): the one the matrix's shared node serves.
+  '/api/llm/v1/models/*': 'fake-model',
 };
 
 /**

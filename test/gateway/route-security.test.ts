@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
+import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
 import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { createApiKey, rawRequest } from './support.js';
@@ -110,15 +111,22 @@ describe('every route, as its declared access says', () => {
   let gw: TestGateway;
   let world: World;
   let records: TenantARecords;
+  let engine: FakeEngine;
   // Everything but CORS preflights, which the edge answers for any caller.
   const routes = () => gw.app.routeTable.filter((r) => r.method !== 'OPTIONS');
 
   before(async () => {
-    gw = await startGateway();
+    // A shared node serving one model, so that routes naming a model (GET /models/{id})
+    // find it for every tenant and only the credential decides the answer.
+    engine = await startFakeOpenAI({ models: ['fake-model'] });
+    gw = await startGateway({ GATEWAY_NODES: JSON.stringify([{ engine: 'openai', url: engine.url, name: 'shared' }]) });
     world = await seedWorld(gw, 'matrix');
     records = new TenantARecords(gw, world, await closedLoopbackUrl());
   });
-  after(() => gw.close());
+  after(async () => {
+    await gw.close();
+    await engine.close();
+  });
 
   async function call(route: RouteSummary, headers: Record<string, string>) {
     const body = await bodyWithRecords(route, records);
