@@ -48,15 +48,22 @@ describe('RequestAbortController', () => {
 
   it('cancels an undici request in flight, which closes its connection', async () => {
     let closed!: () => void;
+    let arrived!: () => void;
     const connectionClosed = new Promise<void>((resolve) => (closed = resolve));
+    const requestArrived = new Promise<void>((resolve) => (arrived = resolve));
     // Answers nothing: only the abort can end the request.
-    const server = http.createServer((req) => req.socket.once('close', () => closed()));
+    const server = http.createServer((req) => {
+      req.socket.once('close', () => closed());
+      arrived();
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const controller = new RequestAbortController();
       const { port } = server.address() as AddressInfo;
       const pending = request(`http://127.0.0.1:${port}/`, { signal: controller.signal });
-      setTimeout(() => controller.abort(new Error('client left')), 50);
+      // Aborted once the server holds the request (on a busy machine a fixed delay could abort
+      // before the connection exists, and then no connection would ever close).
+      void requestArrived.then(() => controller.abort(new Error('client left')));
       await assert.rejects(pending, /client left/);
       await connectionClosed;
     } finally {

@@ -42,7 +42,7 @@ describe('gateway start', () => {
       ],
       [{ GATEWAY_TENANT: 'Acme' }, /GATEWAY_ADMIN_USERNAME is required to create the first tenant/],
     ];
-    const results = await Promise.all(cases.map(([env]) => runCli(['start'], { ...data.env, ...env }, { timeoutMs: 30_000 })));
+    const results = await Promise.all(cases.map(([env]) => runCli(['start'], { ...data.env, ...env }, { timeoutMs: 120_000 })));
     cases.forEach(([env, message], i) => {
       const result = results[i]!;
       assert.equal(result.code, 1, `${JSON.stringify(env)}: ${result.stdout}${result.stderr}`);
@@ -63,7 +63,7 @@ describe('gateway start', () => {
     assert.equal(lockHolder(data.dir), server.child.pid);
 
     // A second server on the same data dir is refused before it touches the database.
-    const second = await runCli(['start'], { ...data.env, PORT: '0' }, { timeoutMs: 30_000 });
+    const second = await runCli(['start'], { ...data.env, PORT: '0' }, { timeoutMs: 120_000 });
     assert.equal(second.code, 1);
     assert.match(second.stderr, new RegExp(`in use by process ${server.child.pid}`));
 
