@@ -8,9 +8,10 @@ import { migrate } from '../../src/platform/db/migrate.js';
 import { WordVectorEmbedder } from '../../src/areas/os/embedders/word-vectors/embedder.js';
 import { TEMPLATE_DIR, TEMPLATE_DATABASE, TEST_TMP, WORD_VECTORS_FILE, adminUrl } from './paths.js';
 
-// Converts the word vectors if no earlier run left them (a fresh clone: once).
+// Converts the word vectors if no earlier run left them (a fresh clone: once), in the
+// foreground: nothing runs beside it yet, and a loaded machine would starve a niced child.
 mkdirSync(TEST_TMP, { recursive: true });
-const wordVectors = new WordVectorEmbedder({ dataDir: TEST_TMP, binaryFile: WORD_VECTORS_FILE });
+const wordVectors = new WordVectorEmbedder({ dataDir: TEST_TMP, binaryFile: WORD_VECTORS_FILE, foreground: true });
 await wordVectors.ready();
 if (wordVectors.preparation?.converted) console.log(`word vectors converted in ${wordVectors.preparation.conversionMs} ms`);
 await wordVectors.close();

@@ -52,7 +52,8 @@ describe('os built-in word-vector embedder', () => {
   before(async () => {
     mkdirSync(root, { recursive: true });
     dataDir = mkdtempSync(path.join(root, 'real-'));
-    embedder = open({ dataDir, log: (level, message) => logged.push(`${level} ${message}`) });
+    // In the foreground: the real conversion, which a loaded machine would otherwise starve for minutes.
+    embedder = open({ dataDir, foreground: true, log: (level, message) => logged.push(`${level} ${message}`) });
     assert.equal(embedder.state, 'idle');
     const readying = embedder.ready();
     assert.equal(embedder.state, 'preparing');

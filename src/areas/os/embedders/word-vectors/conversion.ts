@@ -22,6 +22,7 @@ export function convertInChildProcess(
   targetFile: string,
   maxWords?: number,
   onProgress: ConversionProgress = () => {},
+  niceness = CHILD_NICENESS,
 ): RunningConversion {
   // From source (tests, `npm run dev`) the child needs the TypeScript loader; compiled, it does not.
   const fromSource = import.meta.url.endsWith('.ts');
@@ -32,7 +33,7 @@ export function convertInChildProcess(
   // Background work: on a small machine the server's threads should win the CPU (the
   // conversion is CPU-bound for ~10 s and otherwise shows up as event-loop delay).
   try {
-    if (child.pid) setPriority(child.pid, CHILD_NICENESS);
+    if (child.pid && niceness !== 0) setPriority(child.pid, niceness);
   } catch {
     // not permitted here (some containers): it only runs a little less politely
   }

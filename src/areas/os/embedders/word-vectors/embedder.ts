@@ -29,6 +29,12 @@ export interface WordVectorEmbedderOptions {
   sourceFile?: string;
   /** Words kept by a conversion (default: convert.ts DEFAULT_MAX_WORDS). */
   maxWords?: number;
+  /**
+   * Run the conversion at normal CPU priority instead of in the background. For a setup step
+   * that has no requests to protect (the test suite's template): at background priority a
+   * fully loaded machine starves it for minutes.
+   */
+  foreground?: boolean;
   /** Where preparation says what it does: a few lines (converting, each quarter of it, ready or failed). */
   log?: EmbedderLog;
   /**
@@ -172,6 +178,7 @@ export class WordVectorEmbedder {
         this.binaryFile,
         this.options.maxWords,
         onProgress,
+        this.options.foreground ? 0 : undefined,
       );
       try {
         await this.#conversion.result;
