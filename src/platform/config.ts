@@ -2,8 +2,10 @@
 // validated Config; a bad value stops the start with a message naming the variable.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
+import { ConfigError, Reader, type Env } from './config-reader.js';
+
+export { ConfigError };
 
 export interface Config {
   dataDir: string;
@@ -151,17 +153,6 @@ export const DEFAULT_TENANT_NODE_DENY_CIDRS = [
   '::1/128',
   'fc00::/7',
 ];
-
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${message}`);
-  }
-}
-
-type Env = Record<string, string | undefined>;
 
 /** Reads config from `env`, overlaid on the optional JSON file named by GATEWAY_CONFIG_FILE. */
 export function loadConfig(env: Env = process.env): Config {
@@ -353,80 +344,4 @@ function readSignInThrottling(read: Reader, source: Env) {
     twoFactorAccountBackoffAfterFailures: twoFactor.after,
     accountBackoffMaxSeconds: read.int('GATEWAY_ACCOUNT_BACKOFF_MAX_SECONDS', 300, 1, 86400),
   };
-}
-
-class Reader {
-  constructor(private readonly env: Env) {}
-
-  string(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value ? value : undefined;
-  }
-
-  int(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.string(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-    const value = Number(raw);
-    if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-    return value;
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const raw = this.string(name)?.toLowerCase();
-    if (raw === undefined) return fallback;
-    if (!allowed.includes(raw as T)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
-    return raw as T;
-  }
-
-  list(name: string): string[] {
-    return (this.string(name) ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  }
-
-  url(name: string, protocols: string[]): string | undefined {
-    const raw = this.string(name);
-    if (raw === undefined) return undefined;
-    let parsed: URL;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      throw new ConfigError(name, 'is not a valid URL');
-    }
-    if (!protocols.includes(parsed.protocol)) throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
-    return raw;
-  }
-
-  /** A comma list of CIDR blocks; `none` for an empty list (an empty value means the default). */
-  cidrList(name: string, fallback: string[]): string[] {
-    const raw = this.string(name);
-    if (raw === undefined) return fallback;
-    if (raw.toLowerCase() === 'none') return [];
-    return this.list(name).map((c) => this.cidr(name, c));
-  }
-
-  cidr(name: string, value: string): string {
-    const [address, bits, extra] = value.split('/');
-    const family = address ? isIP(address) : 0;
-    const max = family === 6 ? 128 : 32;
-    if (!family || extra !== undefined || bits === undefined || !/^\d+$/.test(bits) || Number(bits) > max) {
-      throw new ConfigError(name, `entries must be CIDR blocks like 169.254.0.0/16, got "${value}"`);
-    }
-    return value;
-  }
-
-  origin(name: string, value: string): string {
-    let parsed: URL;
-    try {
-      parsed = new URL(value);
-    } catch {
-      throw new ConfigError(name, `has an entry that is not an origin: "${value}"`);
-    }
-    if (parsed.origin === 'null' || parsed.origin !== value.replace(/\/$/, '')) {
-      throw new ConfigError(name, `entries must be bare origins like https://app.example.com, got "${value}"`);
-    }
-    return parsed.origin;
-  }
 }
