@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     env: { GATEWAY_LOCAL_ENGINE: 'off', GATEWAY_NODES: JSON.stringify([{ engine: 'openai', url: node.info.url, name: 'fake' }]) },
   });
   try {
-    const corpus = loadCorpus();
+    const corpus = await loadCorpus();
     const { key, call } = await gateway.tenant('latency');
     const workspace = (await call('POST', '/api/os/workspaces', { name: 'Latency' }, 201)) as { id: string };
     const ingest = await uploadCorpus(call, workspace.id, corpus, 600_000);

@@ -1,16 +1,23 @@
-// `--offline`: a small in-process BM25 over the corpus, so the harness, the data-set
-// lint and the metrics can run before (or without) the gateway's search. Chunks
-// are paragraphs of the markdown (with the heading path in front, as the real
-// chunker puts it into the ranking) and rows of a CSV (each with its header).
+// The plain BM25 reference (k1 1.2, b 0.75, no thresholds, no expansion): what a
+// textbook search engine does with the same chunks the gateway made, read back
+// through GET /api/os/documents/{id}/chunks, so the gateway's own ranking is
+// compared with it in the same run. `--offline` builds it over paragraphs of the
+// corpus instead, to check the data and the harness without the gateway.
 import type { CorpusFile } from './dataset.js';
 import { contentStems } from './text.js';
 import type { Snippet } from './types.js';
 
-interface Chunk {
+export interface ReferenceChunk {
+  /** The gateway's chunk id (absent offline). */
+  id?: string;
   documentName: string;
   chunkIndex: number;
   content: string;
-  /** Stem → count, over heading path and content. */
+  /** Title and heading path: indexed with the content, as any search engine would. */
+  context: string;
+}
+
+interface Indexed extends ReferenceChunk {
   terms: Map<string, number>;
   length: number;
 }
@@ -21,44 +28,42 @@ function counted(stems: string[]): Map<string, number> {
   return terms;
 }
 
-function markdownChunks(file: CorpusFile): { heading: string; content: string }[] {
-  const pieces: { heading: string; content: string }[] = [];
-  const path: string[] = [];
-  for (const block of file.text.split(/\n\s*\n/)) {
-    const heading = /^(#{1,6})\s+(.*)$/.exec(block.trim());
-    if (heading && !block.trim().includes('\n')) {
-      path.splice(heading[1]!.length - 1);
-      path[heading[1]!.length - 1] = heading[2]!;
-      continue;
+/** Paragraphs of each file with its heading path (rows of a CSV with their header): the offline chunks. */
+export function paragraphChunks(corpus: CorpusFile[]): ReferenceChunk[] {
+  return corpus.flatMap((file) => {
+    const title = file.name.replace(/\.[a-z]+$/, '').replace(/-/g, ' ');
+    if (file.name.endsWith('.csv')) {
+      const [header, ...rows] = file.text.split('\n').filter((line) => line.trim());
+      return rows.map((row, chunkIndex) => ({ documentName: file.name, chunkIndex, content: `${header}\n${row}`, context: title }));
     }
-    if (block.trim()) pieces.push({ heading: path.filter(Boolean).join(' > '), content: block.trim() });
-  }
-  return pieces;
-}
-
-function csvChunks(file: CorpusFile): { heading: string; content: string }[] {
-  const [header, ...rows] = file.text.split('\n').filter((line) => line.trim());
-  return rows.map((row) => ({ heading: '', content: `${header}\n${row}` }));
+    const path: string[] = [];
+    const pieces: ReferenceChunk[] = [];
+    for (const block of file.text.split(/\n\s*\n/)) {
+      const heading = /^(#{1,6})\s+(.*)$/.exec(block.trim());
+      if (heading && !block.trim().includes('\n')) {
+        path.splice(heading[1]!.length - 1);
+        path[heading[1]!.length - 1] = heading[2]!;
+      } else if (block.trim())
+        pieces.push({ documentName: file.name, chunkIndex: pieces.length, content: block.trim(), context: `${title} ${path.join(' ')}` });
+    }
+    return pieces;
+  });
 }
 
 export class Bm25Index {
-  private readonly chunks: Chunk[] = [];
+  private readonly chunks: Indexed[];
   private readonly documentFrequency = new Map<string, number>();
-  private averageLength = 0;
+  private readonly averageLength: number;
 
   constructor(
-    corpus: CorpusFile[],
+    chunks: ReferenceChunk[],
     private readonly k1 = 1.2,
     private readonly b = 0.75,
   ) {
-    for (const file of corpus) {
-      const title = file.name.replace(/\.[a-z]+$/, '').replace(/-/g, ' ');
-      const pieces = file.name.endsWith('.csv') ? csvChunks(file) : markdownChunks(file);
-      pieces.forEach((piece, chunkIndex) => {
-        const stems = contentStems(`${title} ${piece.heading} ${piece.content}`);
-        this.chunks.push({ documentName: file.name, chunkIndex, content: piece.content, terms: counted(stems), length: stems.length });
-      });
-    }
+    this.chunks = chunks.map((chunk) => {
+      const stems = contentStems(`${chunk.context} ${chunk.content}`);
+      return { ...chunk, terms: counted(stems), length: stems.length };
+    });
     for (const chunk of this.chunks)
       for (const term of chunk.terms.keys()) this.documentFrequency.set(term, (this.documentFrequency.get(term) ?? 0) + 1);
     this.averageLength = this.chunks.reduce((sum, c) => sum + c.length, 0) / Math.max(1, this.chunks.length);
@@ -71,7 +76,7 @@ export class Bm25Index {
   search(query: string, topK: number): Snippet[] {
     const terms = [...new Set(contentStems(query))];
     const n = this.chunks.length;
-    const scored: { chunk: Chunk; score: number }[] = [];
+    const scored: { chunk: Indexed; score: number }[] = [];
     for (const chunk of this.chunks) {
       let score = 0;
       for (const term of terms) {

@@ -2,6 +2,9 @@
 // data dir (no compute node: the built-in embedder is the only one), one tenant, an
 // API key and a workspace; the corpus uploaded through the public API as multipart
 // and searched with POST /api/os/search, exactly as an integration would.
+import { resolveScopes } from '../../src/areas/os/retrieval/scopes.js';
+import { embedQuery, type Legs, searchLegs } from '../../src/areas/os/retrieval/search.js';
+import type { ReferenceChunk } from './bm25.js';
 import type { CorpusFile } from './dataset.js';
 import { type Call, type DocumentRecord, startInProcessGateway } from './gateway.js';
 import { MODES, type Mode, type SearchOutcome, type Searcher, type Snippet } from './types.js';
@@ -12,6 +15,8 @@ const MEDIA_TYPES: Record<string, string> = {
   txt: 'text/plain',
   html: 'text/html',
   json: 'application/json',
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
 export interface GatewayOptions {
@@ -19,11 +24,19 @@ export interface GatewayOptions {
   ingestTimeoutMs: number;
 }
 
-export async function startGatewaySearcher(corpus: CorpusFile[], options: GatewayOptions): Promise<Searcher & { ingest: IngestReport }> {
+export interface GatewaySearcher extends Searcher {
+  ingest: IngestReport;
+  /** Every chunk the gateway made, read back through the API: what the BM25 reference indexes. */
+  chunks(): Promise<ReferenceChunk[]>;
+  /** For tuning (--tune): the two legs' candidates for a query, straight from the retrieval module. */
+  legs(query: string): Promise<Legs>;
+}
+
+export async function startGatewaySearcher(corpus: CorpusFile[], options: GatewayOptions): Promise<GatewaySearcher> {
   const gateway = await startInProcessGateway({ logLevel: options.logLevel });
   const close = () => gateway.close();
   try {
-    const { call } = await gateway.tenant('retrieval-bench');
+    const { call, id: tenantId } = await gateway.tenant('retrieval-bench');
 
     const workspace = (await call('POST', '/api/os/workspaces', { name: 'Retrieval quality benchmark' }, 201)) as { id: string };
     const ingest = await uploadCorpus(call, workspace.id, corpus, options.ingestTimeoutMs);
@@ -40,6 +53,13 @@ export async function startGatewaySearcher(corpus: CorpusFile[], options: Gatewa
           retrieval?: SearchOutcome['retrieval'];
         };
         return { snippets: body.data, status: body.status, retrieval: body.retrieval, ms: performance.now() - started };
+      },
+      chunks: () => readChunks(call, ingest.documents),
+      async legs(query) {
+        const deps = gateway.ctx.os.retrieval;
+        const [scope] = await resolveScopes(deps.db, tenantId, { workspaceIds: [workspace.id], topK: 10 });
+        const vectors = await embedQuery(deps, tenantId, [scope!], query, new Map());
+        return searchLegs(deps, tenantId, scope!, query, 'hybrid', vectors);
       },
       close,
     };
@@ -94,4 +114,36 @@ export async function uploadCorpus(call: Call, workspaceId: string, corpus: Corp
   const seconds = (performance.now() - started) / 1000;
   const documents = done.map((d) => ({ name: d.name, id: d.id, chunkCount: d.chunkCount }));
   return { documents, chunks: documents.reduce((sum, d) => sum + d.chunkCount, 0), seconds };
+}
+
+interface ChunkRecord {
+  id: string;
+  chunkIndex: number;
+  content: string;
+  title: string;
+  headingPath: string[];
+}
+
+async function readChunks(call: Call, documents: IngestReport['documents']): Promise<ReferenceChunk[]> {
+  const chunks: ReferenceChunk[] = [];
+  for (const doc of documents) {
+    let after: string | null = null;
+    do {
+      const query: string = `?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`;
+      const page = (await call('GET', `/api/os/documents/${doc.id}/chunks${query}`, undefined, 200)) as {
+        data: ChunkRecord[];
+        next: string | null;
+      };
+      for (const c of page.data)
+        chunks.push({
+          id: c.id,
+          documentName: doc.name,
+          chunkIndex: c.chunkIndex,
+          content: c.content,
+          context: [c.title, ...c.headingPath].join(' '),
+        });
+      after = page.next;
+    } while (after);
+  }
+  return chunks;
 }

@@ -10,7 +10,7 @@
 // A section is about one chunk's worth of text (~230 words, ~350 tokens with the
 // default chunker), so a document of N sections becomes about N chunks.
 import { seededRandom } from '../../test/helpers/seeded-random.js';
-import { loadCorpus } from './dataset.js';
+import { markdownTexts } from './dataset.js';
 
 export { seededRandom };
 
@@ -36,7 +36,7 @@ function train(): Chain {
   const starts: string[] = [];
   const headings: string[] = [];
   const topics = new Set<string>();
-  for (const file of loadCorpus().filter((f) => f.name.endsWith('.md'))) {
+  for (const file of markdownTexts()) {
     for (const raw of file.text.split('\n')) {
       const line = raw.trim();
       const heading = /^#{2,4}\s+(.+)$/.exec(line);

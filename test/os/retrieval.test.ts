@@ -1,12 +1,12 @@
-// Retrieval: BM25 over the full-text index, the vector leg, fusion and its relevance
-// threshold, scopes resolved within the tenant, statuses, and POST /api/os/search.
+// Retrieval: BM25 over the full-text index, the vector leg, fusion and the
+// per-query answerability decision, scopes resolved within the tenant, statuses, and POST /api/os/search.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { retrieve, EmbedderUnavailableError, type RetrievalRequest } from '../../src/areas/os/retrieval/search.js';
 import { anyOf, lexicalCandidates, tfOfRank } from '../../src/areas/os/retrieval/lexical.js';
-import { LEXICAL_MIN_RELEVANCE } from '../../src/areas/os/retrieval/fusion.js';
+import { ANSWERABILITY } from '../../src/areas/os/retrieval/answerability.js';
 import { removeDocumentChunks } from '../../src/areas/os/chunks/store.js';
 import { resolveScopes } from '../../src/areas/os/retrieval/scopes.js';
 import { setApiKeyStatus } from '../../src/areas/auth/api-keys/service.js';
@@ -57,9 +57,9 @@ describe('os retrieval', () => {
     assert.equal(result.retrieval.mode, 'lexical');
     assert.match(result.snippets[0]!.content, /late penalty/);
     assert.equal(result.snippets[0]!.documentName, 'Late payments');
-    // "invoice" alone (in 7 of 12 chunks) carries too little of the query to count as evidence.
+    // Ranked, not filtered: the passages holding only the common "invoice" follow it.
     assert.ok(
-      result.snippets.every((s) => /penalty/.test(s.content)),
+      result.snippets.slice(1).every((s) => /invoice/i.test(s.content) && !/penalty/.test(s.content)),
       JSON.stringify(result.snippets.map((s) => s.content)),
     );
     const [df] = await gw.ctx.db.query<{ df: number }>(`SELECT df FROM collection_terms WHERE collection_id = $1 AND term = 'invoic'`, [
@@ -143,7 +143,7 @@ describe('os retrieval', () => {
       query,
     });
     assert.ok(candidates.length >= 1);
-    assert.ok(candidates.every((c) => c.relevance < LEXICAL_MIN_RELEVANCE));
+    assert.ok(candidates.every((c) => c.relevance < ANSWERABILITY.coverage));
     for (const mode of ['hybrid', 'lexical', 'vector'] as const) {
       const result = await search({ query, mode });
       assert.deepEqual(result.snippets, [], mode);
@@ -199,7 +199,13 @@ describe('os retrieval', () => {
     await addDocument(gw, one, 'One', ['Quarterly revenue grew by twelve percent.', 'filler text one']);
     await addDocument(gw, two, 'Two', ['Quarterly revenue targets are set in January.', 'filler text two']);
     const result = await retrieve(depsOf(gw), tenantA, { query: 'quarterly revenue', workspaceIds: [ws] });
-    assert.deepEqual(result.snippets.map((s) => s.documentName).sort(), ['One', 'Two']);
+    assert.deepEqual(
+      result.snippets
+        .slice(0, 2)
+        .map((s) => s.documentName)
+        .sort(),
+      ['One', 'Two'],
+    );
     assert.ok(result.snippets.every((s) => s.workspaceId === ws));
 
     const wsB = await createWorkspace(gw, world.b.tenantId);
@@ -224,10 +230,7 @@ describe('os retrieval', () => {
     }
     // Tenant B, with its own ids, sees only its own passage.
     const asB = await retrieve(depsOf(gw), world.b.tenantId, { query: 'quarterly revenue', workspaceIds: [wsB] });
-    assert.deepEqual(
-      asB.snippets.map((s) => s.documentName),
-      ['B secret'],
-    );
+    assert.deepEqual(new Set(asB.snippets.map((s) => s.documentName)), new Set(['B secret']));
   });
 
   it('scopes to documents, with per-scope topK and minScore', async () => {
@@ -236,14 +239,13 @@ describe('os retrieval', () => {
     const first = await addDocument(gw, c, 'First', ['Parking permits are issued by facilities.', 'Parking is free after six.']);
     const second = await addDocument(gw, c, 'Second', ['Parking spaces for bicycles are in the basement.', 'More filler.']);
     const onlySecond = await retrieve(depsOf(gw), tenantA, { query: 'parking', ragScopes: [{ documentIds: [second.id] }] });
-    assert.deepEqual(
-      onlySecond.snippets.map((s) => s.documentId),
-      [second.id],
-    );
+    assert.deepEqual(new Set(onlySecond.snippets.map((s) => s.documentId)), new Set([second.id]));
+    assert.match(onlySecond.snippets[0]!.content, /Parking spaces/);
     const topOne = await retrieve(depsOf(gw), tenantA, { query: 'parking', ragScopes: [{ collectionIds: [c.id], topK: 1 }] });
     assert.equal(topOne.snippets.length, 1);
     const all = await retrieve(depsOf(gw), tenantA, { query: 'parking', ragScopes: [{ workspaceId: ws }] });
-    assert.equal(all.snippets.length, 3);
+    assert.equal(all.snippets.length, 4);
+    assert.ok(all.snippets.slice(0, 3).every((s) => /parking/i.test(s.content)));
     const strict = await retrieve(depsOf(gw), tenantA, { query: 'parking', ragScopes: [{ workspaceId: ws, minScore: 1 }] });
     assert.ok(strict.snippets.every((s) => s.score === 1));
     // Two scopes: each contributes its own, the documents of one do not leak into the other's limit.

@@ -1,16 +1,18 @@
 // Retrieval: the passages of the tenant's documents that answer a query, for grounding
 // (the llm area gets `retrieve` from the composition root) and POST /api/os/search.
 // Hybrid by default: BM25 over the full-text index and cosine kNN over the vectors of
-// each collection's embedder, fused by reciprocal rank, then kept only where a leg has
-// absolute evidence (fusion.ts).
+// each collection's embedder, fused by reciprocal rank into one ranking (fusion.ts);
+// then one decision per query and scope: is it answerable (answerability.ts)? If so
+// the top-k of the ranking, if not nothing.
 import type { Database } from '../../../platform/db/database.js';
-import { fuse, vectorEvidenceFloor, type FusedHit, type ScoredVectorHit } from './fusion.js';
+import { evidenceOf, isAnswerable } from './answerability.js';
+import { fuse, type FusedHit } from './fusion.js';
 import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexical.js';
 import { retrievalRepository, type SnippetRow } from './repository.js';
 import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
 import { EmbedderUnavailableError } from '../embedders/errors.js';
 import { resolveScopes, type SearchCollection, type SearchScope } from './scopes.js';
-import { VECTOR_CANDIDATES, vectorCandidates } from './vector.js';
+import { VECTOR_CANDIDATES, type VectorHit, vectorCandidates } from './vector.js';
 
 export interface RetrievalDeps {
   db: Database;
@@ -38,9 +40,8 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
 
   const chosen = new Map<string, FusedHit>();
   for (const scope of scopes) {
-    const lexical = mode === 'vector' ? [] : await lexicalLeg(deps, tenantId, scope, request.query);
-    const vector = mode === 'lexical' ? [] : await vectorLeg(deps, tenantId, scope, queryVectors);
-    for (const hit of fuse(lexical, vector, scope)) {
+    const legs = await searchLegs(deps, tenantId, scope, request.query, mode, queryVectors);
+    for (const hit of rankScope(legs, scope)) {
       const seen = chosen.get(hit.chunkId);
       if (!seen || seen.fused < hit.fused) chosen.set(hit.chunkId, hit);
     }
@@ -54,6 +55,33 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
   };
   if (snippets.length) return { snippets, status: 'active', retrieval };
   return { snippets, status: await emptyStatus(deps, tenantId, scopes, unavailable), retrieval };
+}
+
+export interface Legs {
+  lexical: LexicalHit[];
+  vector: VectorHit[];
+}
+
+/** Each leg's candidates for one scope, best first (empty for a leg the mode leaves out). */
+export async function searchLegs(
+  deps: RetrievalDeps,
+  tenantId: string,
+  scope: SearchScope,
+  query: string,
+  mode: Mode,
+  queryVectors: Map<string, ArrayLike<number> | null>,
+): Promise<Legs> {
+  const lexical = mode === 'vector' ? [] : await lexicalLeg(deps, tenantId, scope, query);
+  const vector = mode === 'lexical' ? [] : await vectorLeg(deps, tenantId, scope, queryVectors);
+  return { lexical, vector };
+}
+
+/** One scope's answer: nothing when its evidence does not hold up, else its top-k of the fused ranking. */
+export function rankScope(legs: Legs, scope: Pick<SearchScope, 'topK' | 'minScore'>): FusedHit[] {
+  if (!isAnswerable(evidenceOf(legs.lexical, legs.vector))) return [];
+  return fuse(legs.lexical, legs.vector)
+    .filter((hit) => hit.score >= scope.minScore)
+    .slice(0, scope.topK);
 }
 
 const embedderKey = (e: { model: string; dimensions: number }) => `${e.model}\u0000${e.dimensions}`;
@@ -76,7 +104,7 @@ function noteOn(skipped: Map<string, EmbedderUnavailableError>): string {
  * The query embedded once per distinct embedder of the searched collections; null where that embedder is unavailable
  * (and why, in `skipped`): search does not wait for an embedder, it falls back to text and says so.
  */
-async function embedQuery(
+export async function embedQuery(
   deps: RetrievalDeps,
   tenantId: string,
   scopes: SearchScope[],
@@ -117,8 +145,8 @@ async function vectorLeg(
   tenantId: string,
   scope: SearchScope,
   queryVectors: Map<string, ArrayLike<number> | null>,
-): Promise<ScoredVectorHit[]> {
-  const hits: ScoredVectorHit[] = [];
+): Promise<VectorHit[]> {
+  const hits: VectorHit[] = [];
   const withEmbedder = scope.collections.filter((c) => c.embedder);
   for (const collections of groupBy(withEmbedder, (c) => embedderKey(c.embedder!))) {
     const embedder = collections[0]!.embedder!;
@@ -133,8 +161,7 @@ async function vectorLeg(
       dimensions: embedder.dimensions,
       vector,
     });
-    const floor = vectorEvidenceFloor(embedder.model, found);
-    hits.push(...found.map((hit) => ({ ...hit, floor })));
+    hits.push(...found);
   }
   return hits.sort((a, b) => b.similarity - a.similarity).slice(0, VECTOR_CANDIDATES);
 }
