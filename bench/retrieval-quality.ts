@@ -121,7 +121,17 @@ async function main(): Promise<void> {
       }
       if (TUNE) {
         const probed: Probed[] = [];
-        for (const question of questions) probed.push({ question, legs: await gateway.legs(question.question) });
+        const byId = new Map(chunks.map((c) => [c.id!, c]));
+        for (const question of questions) {
+          const legs = await gateway.legs(question.question);
+          const ids = [...new Set([...legs.lexical, ...legs.vector].map((h) => h.chunkId))];
+          const scores =
+            (await gateway.align(
+              question.question,
+              ids.map((id) => `${byId.get(id)!.context}\n${byId.get(id)!.content}`),
+            )) ?? [];
+          probed.push({ question, legs, alignment: new Map(ids.map((id, i) => [id, scores[i] ?? 0])) });
+        }
         tune(probed, new Map(chunks.map((c) => [c.id!, c])));
       }
     } finally {

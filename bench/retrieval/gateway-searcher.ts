@@ -19,6 +19,8 @@ const MEDIA_TYPES: Record<string, string> = {
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
 };
 
+const UPLOAD_BATCH = 20;
+
 export interface GatewayOptions {
   logLevel: string;
   ingestTimeoutMs: number;
@@ -30,6 +32,8 @@ export interface GatewaySearcher extends Searcher {
   chunks(): Promise<ReferenceChunk[]>;
   /** For tuning (--tune): the two legs' candidates for a query, straight from the retrieval module. */
   legs(query: string): Promise<Legs>;
+  /** For tuning: the built-in word vectors' alignment of each text with the query. */
+  align(query: string, texts: string[]): Promise<number[] | null>;
 }
 
 export async function startGatewaySearcher(corpus: CorpusFile[], options: GatewayOptions): Promise<GatewaySearcher> {
@@ -55,6 +59,7 @@ export async function startGatewaySearcher(corpus: CorpusFile[], options: Gatewa
         return { snippets: body.data, status: body.status, retrieval: body.retrieval, ms: performance.now() - started };
       },
       chunks: () => readChunks(call, ingest.documents),
+      align: (query, texts) => gateway.ctx.os.embedders.align(query, texts),
       async legs(query) {
         const deps = gateway.ctx.os.retrieval;
         const [scope] = await resolveScopes(deps.db, tenantId, { workspaceIds: [workspace.id], topK: 10 });
@@ -78,16 +83,22 @@ export interface IngestReport {
 /** Uploads the corpus in one multipart request and waits until every document is ready. */
 export async function uploadCorpus(call: Call, workspaceId: string, corpus: CorpusFile[], timeoutMs: number): Promise<IngestReport> {
   const started = performance.now();
-  const form = new FormData();
-  for (const file of corpus) {
-    const type = MEDIA_TYPES[file.name.split('.').pop() ?? ''] ?? 'application/octet-stream';
-    form.append('file', new Blob([new Uint8Array(file.bytes)], { type }), file.name);
+  const accepted: DocumentRecord[] = [];
+  // The API takes at most 20 files an upload (as a browser's folder upload would send them).
+  for (let at = 0; at < corpus.length; at += UPLOAD_BATCH) {
+    const batch = corpus.slice(at, at + UPLOAD_BATCH);
+    const form = new FormData();
+    for (const file of batch) {
+      const type = MEDIA_TYPES[file.name.split('.').pop() ?? ''] ?? 'application/octet-stream';
+      form.append('file', new Blob([new Uint8Array(file.bytes)], { type }), file.name);
+    }
+    const answer = (await call('POST', `/api/os/workspaces/${workspaceId}/documents`, form, [200, 202])) as { data: DocumentRecord[] };
+    if (answer.data.length !== batch.length)
+      throw new Error(`uploaded ${batch.length} files, the gateway answered with ${answer.data.length} documents`);
+    accepted.push(...answer.data);
   }
-  const accepted = (await call('POST', `/api/os/workspaces/${workspaceId}/documents`, form, [200, 202])) as { data: DocumentRecord[] };
-  if (accepted.data.length !== corpus.length)
-    throw new Error(`uploaded ${corpus.length} files, the gateway answered with ${accepted.data.length} documents`);
 
-  const pending = new Map(accepted.data.map((d) => [d.id, d]));
+  const pending = new Map(accepted.map((d) => [d.id, d]));
   const done: DocumentRecord[] = [];
   let lastReport = 0;
   while (pending.size) {

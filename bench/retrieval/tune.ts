@@ -1,10 +1,11 @@
-// `npm run bench:retrieval -- --tune`: the dev split's figures for every fusion
-// weighting and answerability rule in a grid, from the two legs' candidates fetched
-// once per question (the legs do not depend on either setting). Ranking is chosen
-// first (recall@5 per kind), then the rule (recall@5 counting abstentions as misses,
-// against false grounding). Only dev questions are looked at: the test split is for
-// the report.
-import { type AnswerabilityRule, evidenceOf, isAnswerable } from '../../src/areas/os/retrieval/answerability.js';
+// `npm run bench:retrieval -- --tune`: the dev split's figures for the settings of the
+// ranking (fusion's k and weights, the alignment's weight) and of the answerability
+// rule, from each question's candidates fetched once (the legs and the alignment do
+// not depend on either setting). The ranking is chosen first (recall@5 per kind), then
+// the rule (recall@5 counting abstentions as misses, against false grounding). Only
+// dev questions are looked at: the test split is for the report.
+import { ALIGNED_CANDIDATES, reorder } from '../../src/areas/os/retrieval/alignment-rank.js';
+import { ANSWERABILITY, type Evidence, evidenceOf, isAnswerable } from '../../src/areas/os/retrieval/answerability.js';
 import { fuse, type FusionWeights } from '../../src/areas/os/retrieval/fusion.js';
 import type { Legs } from '../../src/areas/os/retrieval/search.js';
 import type { ReferenceChunk } from './bm25.js';
@@ -14,108 +15,119 @@ import { fmt, judge } from './metrics.js';
 export interface Probed {
   question: Question;
   legs: Legs;
+  /** Chunk id → its word alignment with the question, for every candidate of either leg. */
+  alignment: Map<string, number>;
 }
 
-const range = (from: number, to: number, step: number) =>
-  Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => Math.round((from + i * step) * 1000) / 1000);
+interface Setting {
+  weights: FusionWeights;
+  alignment: number;
+}
+
+/** The ranking a setting gives, and its evidence: what search.ts's rankScope computes. */
+function ranked(p: Probed, setting: Setting): { ids: string[]; evidence: Evidence } {
+  const fused = fuse(p.legs.lexical, p.legs.vector, setting.weights);
+  const head = fused.slice(0, ALIGNED_CANDIDATES);
+  const aligned = reorder(head, p.alignment, setting.weights.k, setting.alignment);
+  const ids = [...aligned.hits, ...fused.slice(ALIGNED_CANDIDATES)].map((h) => h.chunkId);
+  return { ids, evidence: evidenceOf(p.legs.lexical, p.legs.vector, aligned.best) };
+}
 
 type Scores = Record<string, number>;
 
-function scoreRanking(
-  probed: Probed[],
-  chunks: Map<string, ReferenceChunk>,
-  rank: (legs: Legs) => string[],
-  answerable?: (legs: Legs) => boolean,
-) {
+function score(probed: Probed[], chunks: Map<string, ReferenceChunk>, setting: Setting, answerable: (e: Evidence) => boolean): Scores {
   const hits: Record<string, number[]> = {};
   let grounded = 0;
   let unanswerable = 0;
-  for (const { question, legs } of probed) {
-    const ok = answerable ? answerable(legs) : true;
-    if (question.kind === 'unanswerable') {
+  for (const p of probed) {
+    const { ids, evidence } = ranked(p, setting);
+    const ok = answerable(evidence) && ids.length > 0;
+    if (p.question.kind === 'unanswerable') {
       unanswerable++;
-      if (ok && rank(legs).length) grounded++;
+      if (ok) grounded++;
       continue;
     }
-    const snippets = ok
-      ? rank(legs)
-          .slice(0, 10)
-          .flatMap((id) => (chunks.has(id) ? [{ ...chunks.get(id)!, score: 0 }] : []))
-      : [];
-    const { rank: at } = judge(question, snippets);
-    const list = hits[question.kind] ?? [];
-    list.push(at !== null && at <= 5 ? 1 : 0);
-    hits[question.kind] = list;
+    const snippets = ok ? ids.slice(0, 10).map((id) => ({ ...chunks.get(id)!, score: 0 })) : [];
+    const { rank } = judge(p.question, snippets);
+    const list = hits[p.question.kind] ?? [];
+    list.push(rank !== null && rank <= 5 ? 1 : 0);
+    hits[p.question.kind] = list;
   }
   const scores: Scores = {};
-  const all: number[] = [];
-  for (const [kind, list] of Object.entries(hits)) {
-    scores[kind] = list.reduce((a, b) => a + b, 0) / list.length;
-    all.push(...list);
-  }
+  const all = Object.values(hits).flat();
+  for (const [kind, list] of Object.entries(hits)) scores[kind] = list.reduce((a, b) => a + b, 0) / list.length;
   scores.answerable = all.reduce((a, b) => a + b, 0) / Math.max(1, all.length);
   scores.falseGrounding = unanswerable ? grounded / unanswerable : 0;
   return scores;
 }
 
 const line = (label: string, s: Scores) =>
-  `${label.padEnd(46)} R@5 ${fmt(s.answerable)} | ${KINDS.filter((k) => k !== 'unanswerable')
+  `${label.padEnd(58)} R@5 ${fmt(s.answerable)} | ${KINDS.filter((k) => k !== 'unanswerable')
     .map((k) => `${k} ${fmt(s[k])}`)
     .join(' ')} | FG ${fmt(s.falseGrounding)}`;
 
+const range = (from: number, to: number, step: number) =>
+  Array.from({ length: Math.round((to - from) / step) + 1 }, (_, i) => Math.round((from + i * step) * 1000) / 1000);
+
+const quantiles = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return [0.1, 0.25, 0.5, 0.75, 0.9].map((q) => fmt(sorted[Math.floor(q * sorted.length)])).join('/');
+};
+
 export function tune(probed: Probed[], chunks: Map<string, ReferenceChunk>): void {
   const dev = probed.filter((p) => p.question.split === 'dev');
-  console.log(`\ntuning on ${dev.length} dev questions`);
-  const ids = (list: { chunkId: string }[]) => list.map((h) => h.chunkId);
-  console.log(
-    line(
-      'lexical leg alone',
-      scoreRanking(dev, chunks, (l) => ids(l.lexical)),
-    ),
-  );
-  console.log(
-    line(
-      'vector leg alone',
-      scoreRanking(dev, chunks, (l) => ids(l.vector)),
-    ),
-  );
-
-  let best: { weights: FusionWeights; scores: Scores } | undefined;
-  for (const k of [5, 20, 60])
-    for (const vector of [0.5, 0.75, 1, 1.25, 1.5]) {
-      const weights = { k, lexical: 1, vector };
-      const scores = scoreRanking(dev, chunks, (l) => ids(fuse(l.lexical, l.vector, weights)));
-      console.log(line(`fused k ${k} vector weight ${vector}`, scores));
-      if (!best || scores.answerable! > best.scores.answerable!) best = { weights, scores };
-    }
-  console.log(line(`best fusion ${JSON.stringify(best!.weights)}`, best!.scores));
-
-  const rules: { rule: AnswerabilityRule; scores: Scores }[] = [];
-  for (const coverage of range(0.3, 0.9, 0.05))
-    for (const margin of range(0.04, 0.2, 0.02))
-      for (const agreedCoverage of range(0.1, 0.5, 0.1))
-        for (const similarity of range(0.4, 0.7, 0.1)) {
-          const rule = { coverage, margin, agreedCoverage, similarity };
-          const scores = scoreRanking(
-            dev,
-            chunks,
-            (l) => ids(fuse(l.lexical, l.vector, best!.weights)),
-            (l) => isAnswerable(evidenceOf(l.lexical, l.vector), rule),
-          );
-          rules.push({ rule, scores });
-        }
-  for (const cap of [0.2, 0.25, 0.3, 0.35]) {
-    const pick = rules.filter((r) => r.scores.falseGrounding! <= cap).sort((a, b) => b.scores.answerable! - a.scores.answerable!)[0];
-    if (pick) console.log(line(`hybrid, FG ≤ ${cap}: ${JSON.stringify(pick.rule)}`, pick.scores));
-  }
-  for (const coverage of range(0.3, 0.9, 0.05)) {
-    const rule = { coverage, margin: 1, agreedCoverage: 1, similarity: 1 };
-    const scores = scoreRanking(
-      dev,
-      chunks,
-      (l) => ids(l.lexical),
-      (l) => isAnswerable(evidenceOf(l.lexical, []), rule),
+  const always = () => true;
+  console.log(`\ntuning on ${dev.length} dev questions; evidence by kind (10/25/50/75/90th percentiles), default ranking:`);
+  const current: Setting = { weights: { k: 5, lexical: 1, vector: 1 }, alignment: 1 };
+  for (const kind of KINDS) {
+    const evidence = dev.filter((p) => p.question.kind === kind).map((p) => ranked(p, current).evidence);
+    console.log(
+      `  ${kind.padEnd(13)} coverage ${quantiles(evidence.map((e) => e.coverage))}  alignment ${quantiles(evidence.map((e) => e.alignment ?? 0))}  ` +
+        `margin ${quantiles(evidence.map((e) => e.margin ?? 0))}  agreement ${fmt(evidence.filter((e) => e.agreement).length / evidence.length)}`,
     );
-    console.log(line(`lexical only, coverage ≥ ${coverage}`, scores));
+  }
+
+  const legsOnly =
+    (legs: 'lexical' | 'vector') =>
+    (p: Probed): Probed => ({
+      ...p,
+      legs: { lexical: legs === 'lexical' ? p.legs.lexical : [], vector: legs === 'vector' ? p.legs.vector : [] },
+    });
+  console.log(line('lexical leg alone', score(dev.map(legsOnly('lexical')), chunks, { ...current, alignment: 0 }, always)));
+  console.log(line('vector leg alone', score(dev.map(legsOnly('vector')), chunks, { ...current, alignment: 0 }, always)));
+  console.log(line('lexical leg, aligned', score(dev.map(legsOnly('lexical')), chunks, current, always)));
+  let best: { setting: Setting; scores: Scores } | undefined;
+  for (const k of [2, 5, 10, 20, 60])
+    for (const vector of [0.5, 0.75, 1, 1.5])
+      for (const alignment of [0, 0.5, 1, 2]) {
+        const setting = { weights: { k, lexical: 1, vector }, alignment };
+        const scores = score(dev, chunks, setting, always);
+        if (alignment === 1 || vector === 1) console.log(line(`k ${k}, vector weight ${vector}, alignment weight ${alignment}`, scores));
+        if (!best || scores.answerable! > best.scores.answerable! + 1e-9) best = { setting, scores };
+      }
+  console.log(line(`best ranking ${JSON.stringify(best!.setting)}`, best!.scores));
+
+  console.log('\nanswerability (alignment where known, else the legs), on the best ranking:');
+  for (const alignment of range(0.5, 0.95, 0.05))
+    for (const coverage of [0.55, 0.8, 1.01]) {
+      const rule = { ...ANSWERABILITY, alignment, coverage };
+      console.log(
+        line(
+          `alignment ≥ ${alignment}, or coverage ≥ ${coverage}`,
+          score(dev, chunks, best!.setting, (e) => isAnswerable(e, rule)),
+        ),
+      );
+    }
+  console.log('\nanswerability without vectors or alignment (a PostgreSQL server without pgvector):');
+  const lexicalOnly = dev.map(legsOnly('lexical'));
+  for (const coverage of range(0.3, 0.9, 0.05)) {
+    const rule = { ...ANSWERABILITY, coverage };
+    const setting = { ...best!.setting, alignment: 0 };
+    console.log(
+      line(
+        `coverage ≥ ${coverage}`,
+        score(lexicalOnly, chunks, setting, (e) => isAnswerable({ ...e, alignment: null }, rule)),
+      ),
+    );
   }
 }

@@ -80,7 +80,12 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     extract: (bytes, mediaType, name) => extractors.extract(bytes, mediaType, name),
     log: (level, message) => sink(level, message),
   });
-  const retrieval: RetrievalDeps = { db, vector, embedQuery: embedders.embedQuery.bind(embedders) };
+  const retrieval: RetrievalDeps = {
+    db,
+    vector,
+    embedQuery: embedders.embedQuery.bind(embedders),
+    align: (query, texts) => embedders.align(query, texts),
+  };
   return {
     embedders,
     ingestion,

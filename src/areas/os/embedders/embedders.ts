@@ -24,6 +24,7 @@ export interface BuiltInEmbedder {
   readonly progress: number | null;
   ready(): Promise<void>;
   embed(texts: string[]): Promise<ArrayLike<number>[]>;
+  align(query: string, texts: string[]): Promise<number[]>;
   close(): Promise<void>;
 }
 
@@ -134,6 +135,19 @@ export class Embedders {
       return vector;
     } catch (error) {
       throw new EmbedderUnavailableError(`${embedder}: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * How well each text covers the query word by word (the built-in word vectors' alignment,
+   * word-vectors/alignment.ts); null when they are not ready: a search does not wait for them.
+   */
+  async align(query: string, texts: string[]): Promise<number[] | null> {
+    if (this.builtIn.state !== 'ready') return null;
+    try {
+      return await this.builtIn.align(query, texts);
+    } catch {
+      return null;
     }
   }
 

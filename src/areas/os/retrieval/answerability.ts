@@ -7,17 +7,24 @@
 //   mean similarity of its nearest chunks). Averaged word vectors make any two English
 //   texts look alike, so an absolute cosine says little; an answer stands out, and a
 //   question the documents cannot answer meets a flat neighbourhood;
-// - agreement: the legs' best passages coincide, which noise rarely does.
+// - agreement: the legs' best passages coincide, which noise rarely does;
+// - alignment: how well the best of the first passages covers the question word by
+//   word (alignment-rank.ts), where the built-in word vectors are loaded. It decides
+//   where it is known; the other three where it is not.
 import type { LexicalHit } from './lexical.js';
 import type { VectorHit } from './vector.js';
 
 export interface Evidence {
   coverage: number;
+  /** The best of the lexical leg's first few passages by what they lack (LexicalHit.missing): 0 when one holds every distinctive term. */
+  missing: number;
   /** Null when the vector leg did not run or found too few chunks for a neighbourhood. */
   margin: number | null;
   /** The best vector similarity, for a search of a few chunks (no neighbourhood). */
   similarity: number | null;
   agreement: boolean;
+  /** Null where no alignment was computed (word vectors not loaded, a language other than English). */
+  alignment: number | null;
 }
 
 export interface AnswerabilityRule {
@@ -29,6 +36,8 @@ export interface AnswerabilityRule {
   agreedCoverage: number;
   /** Similarity the best vector hit needs besides its margin (alone, where there is no neighbourhood). */
   similarity: number;
+  /** Alignment that answers (where known; coverage ≥ `coverage` answers too). */
+  alignment: number;
 }
 
 /** The neighbourhood a margin is measured against: the query's nearest chunks. */
@@ -37,10 +46,11 @@ export const NEIGHBOURHOOD = 10;
 export const AGREEMENT_DEPTH = 3;
 
 /** Calibrated on the dev split of bench/retrieval (docs/retrieval.md, "Answerability"). */
-export const ANSWERABILITY: AnswerabilityRule = { coverage: 0.55, margin: 0.1, agreedCoverage: 0.3, similarity: 0.5 };
+export const ANSWERABILITY: AnswerabilityRule = { coverage: 0.55, margin: 0.1, agreedCoverage: 0.3, similarity: 0.5, alignment: 0.55 };
 
-export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[]): Evidence {
+export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[], alignment: number | null = null): Evidence {
   const coverage = lexical.reduce((best, hit) => Math.max(best, hit.relevance), 0);
+  const missing = lexical.slice(0, AGREEMENT_DEPTH).reduce((best, hit) => Math.min(best, hit.missing), 1);
   const top = vector[0];
   const margin =
     vector.length >= NEIGHBOURHOOD && top
@@ -49,11 +59,12 @@ export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[]): Evidence
   const lexicalTop = new Set(lexical.slice(0, AGREEMENT_DEPTH).map((h) => h.chunkId));
   const vectorTop = new Set(vector.slice(0, AGREEMENT_DEPTH).map((h) => h.chunkId));
   const agreement = (lexical[0] !== undefined && vectorTop.has(lexical[0].chunkId)) || (top !== undefined && lexicalTop.has(top.chunkId));
-  return { coverage, margin, similarity: top ? top.similarity : null, agreement };
+  return { coverage, missing, margin, similarity: top ? top.similarity : null, agreement, alignment };
 }
 
 export function isAnswerable(evidence: Evidence, rule: AnswerabilityRule = ANSWERABILITY): boolean {
   if (evidence.coverage >= rule.coverage) return true;
+  if (evidence.alignment !== null) return evidence.alignment >= rule.alignment;
   if (evidence.agreement && evidence.coverage >= rule.agreedCoverage) return true;
   if (evidence.similarity === null || evidence.similarity < rule.similarity) return false;
   return evidence.margin === null || evidence.margin >= rule.margin;

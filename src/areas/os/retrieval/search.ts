@@ -5,8 +5,9 @@
 // then one decision per query and scope: is it answerable (answerability.ts)? If so
 // the top-k of the ranking, if not nothing.
 import type { Database } from '../../../platform/db/database.js';
+import { ALIGNED_CANDIDATES, type Aligner, alignHead } from './alignment-rank.js';
 import { evidenceOf, isAnswerable } from './answerability.js';
-import { fuse, type FusedHit } from './fusion.js';
+import { FUSION, fuse, type FusedHit } from './fusion.js';
 import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexical.js';
 import { retrievalRepository, type SnippetRow } from './repository.js';
 import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
@@ -19,6 +20,8 @@ export interface RetrievalDeps {
   /** Whether pgvector is there; without it retrieval is lexical only, and says so. */
   vector: boolean;
   embedQuery: QueryEmbedder;
+  /** The built-in word vectors' alignment, for re-ordering the fused ranking's head (English collections). */
+  align?: Aligner;
 }
 
 /** Embeds a query with a collection's embedder; throws EmbedderUnavailableError when it cannot (node down, model unknown, built-in still preparing). */
@@ -39,15 +42,16 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
   const unavailable = [...queryVectors.values()].some((v) => v === null);
 
   const chosen = new Map<string, FusedHit>();
+  const rows = new Map<string, SnippetRow>();
   for (const scope of scopes) {
     const legs = await searchLegs(deps, tenantId, scope, request.query, mode, queryVectors);
-    for (const hit of rankScope(legs, scope)) {
+    for (const hit of await rankScope(deps, tenantId, scope, request.query, legs, rows)) {
       const seen = chosen.get(hit.chunkId);
       if (!seen || seen.fused < hit.fused) chosen.set(hit.chunkId, hit);
     }
   }
   const ranked = [...chosen.values()].sort((a, b) => b.fused - a.fused || b.score - a.score);
-  const snippets = await toSnippets(deps, tenantId, ranked);
+  const snippets = await toSnippets(deps, tenantId, ranked, rows);
   const retrieval = {
     mode,
     embedder: embedders.length ? [...new Set(embedders)].join(', ') : null,
@@ -76,12 +80,35 @@ export async function searchLegs(
   return { lexical, vector };
 }
 
-/** One scope's answer: nothing when its evidence does not hold up, else its top-k of the fused ranking. */
-export function rankScope(legs: Legs, scope: Pick<SearchScope, 'topK' | 'minScore'>): FusedHit[] {
-  if (!isAnswerable(evidenceOf(legs.lexical, legs.vector))) return [];
-  return fuse(legs.lexical, legs.vector)
+/**
+ * One scope's answer: the fused ranking, its head re-ordered by word alignment (English
+ * collections), then nothing when the evidence does not hold up, else its top-k.
+ * `rows` collects the passages read for the alignment, for the snippets.
+ */
+export async function rankScope(
+  deps: RetrievalDeps,
+  tenantId: string,
+  scope: SearchScope,
+  query: string,
+  legs: Legs,
+  rows: Map<string, SnippetRow>,
+): Promise<FusedHit[]> {
+  const fused = fuse(legs.lexical, legs.vector);
+  const head = fused.slice(0, ALIGNED_CANDIDATES);
+  const english = scope.collections.every((c) => c.language === 'english');
+  if (deps.align && english && head.length) await readRows(deps, tenantId, head, rows);
+  const aligned = await alignHead(english ? deps.align : undefined, query, head, rows, FUSION.k);
+  if (!isAnswerable(evidenceOf(legs.lexical, legs.vector, aligned.best))) return [];
+  // The order is final here: `fused` becomes the position's reciprocal rank, which is what merges scopes.
+  return [...aligned.hits, ...fused.slice(ALIGNED_CANDIDATES)]
     .filter((hit) => hit.score >= scope.minScore)
-    .slice(0, scope.topK);
+    .slice(0, scope.topK)
+    .map((hit, i) => ({ ...hit, fused: 1 / (FUSION.k + i + 1) }));
+}
+
+async function readRows(deps: RetrievalDeps, tenantId: string, hits: FusedHit[], rows: Map<string, SnippetRow>): Promise<void> {
+  const missing = hits.map((h) => h.chunkId).filter((id) => !rows.has(id));
+  if (missing.length) for (const row of await retrievalRepository.snippets(deps.db, tenantId, missing)) rows.set(row.id, row);
 }
 
 const embedderKey = (e: { model: string; dimensions: number }) => `${e.model}\u0000${e.dimensions}`;
@@ -166,17 +193,9 @@ async function vectorLeg(
   return hits.sort((a, b) => b.similarity - a.similarity).slice(0, VECTOR_CANDIDATES);
 }
 
-async function toSnippets(deps: RetrievalDeps, tenantId: string, ranked: FusedHit[]): Promise<Snippet[]> {
+async function toSnippets(deps: RetrievalDeps, tenantId: string, ranked: FusedHit[], rows: Map<string, SnippetRow>): Promise<Snippet[]> {
   if (ranked.length === 0) return [];
-  const rows = new Map(
-    (
-      await retrievalRepository.snippets(
-        deps.db,
-        tenantId,
-        ranked.map((h) => h.chunkId),
-      )
-    ).map((r) => [r.id, r]),
-  );
+  await readRows(deps, tenantId, ranked, rows);
   // A chunk deleted between ranking and reading is simply left out.
   return ranked.flatMap((hit) => {
     const row = rows.get(hit.chunkId);

@@ -140,6 +140,21 @@ export class WordVectorEmbedder {
     return result;
   }
 
+  /** Each text's word alignment with `query` (0..1, alignment.ts). Runs in the worker thread. */
+  async align(query: string, texts: string[]): Promise<number[]> {
+    if (texts.length === 0) return [];
+    await this.ready().catch((error: Error) => {
+      throw unavailable(error.message);
+    });
+    const worker = this.#worker;
+    if (!worker) throw unavailable('its worker stopped');
+    const id = this.#nextId++;
+    const result = new Promise<Float32Array[]>((resolve, reject) => this.#pending.set(id, { resolve, reject, count: 1 }));
+    worker.ref();
+    worker.postMessage({ type: 'align', id, query, texts } satisfies ToWorker);
+    return Array.from((await result)[0]!);
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     this.#closeNow();

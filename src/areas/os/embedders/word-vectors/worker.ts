@@ -7,18 +7,24 @@
 //   ← { type: 'loaded', words }            ready to embed
 //   → { type: 'embed', id, texts }
 //   ← { type: 'vectors', id, vectors }     one Float32Array, texts × dimensions, transferred
+//   → { type: 'align', id, query, texts }
+//   ← { type: 'vectors', id, vectors }     one Float32Array: each text's alignment with the query (alignment.ts)
 //   ← { type: 'error', id?, message }
 import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThreadPriority } from '../../../../platform/thread-priority.js';
 import { decodeTable, WordVectorFormatError } from './format.js';
+import { WordAligner } from './alignment.js';
 import { SifPooler } from './pooling.js';
 
 export interface WorkerOptions {
   binaryFile: string;
 }
 
-export type ToWorker = { type: 'load' } | { type: 'embed'; id: number; texts: string[] };
+export type ToWorker =
+  | { type: 'load' }
+  | { type: 'embed'; id: number; texts: string[] }
+  | { type: 'align'; id: number; query: string; texts: string[] };
 export type FromWorker =
   | { type: 'missing'; reason: string }
   | { type: 'loaded'; words: number }
@@ -32,6 +38,7 @@ const { binaryFile } = workerData as WorkerOptions;
 // embeddings they need, a few words each) should win the cores.
 void lowerThisThreadPriority();
 let pooler: SifPooler | undefined;
+let aligner: WordAligner | undefined;
 
 const reply = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
 
@@ -45,6 +52,11 @@ port.on('message', (message: ToWorker) => {
     return;
   }
   try {
+    if (message.type === 'align') {
+      const scores = Float32Array.from(aligner!.align(message.query, message.texts));
+      reply({ type: 'vectors', id: message.id, vectors: scores }, [scores.buffer as ArrayBuffer]);
+      return;
+    }
     const dims = pooler.dimensions;
     const vectors = new Float32Array(message.texts.length * dims);
     for (let i = 0; i < message.texts.length; i++) pooler.embedInto(message.texts[i] as string, vectors.subarray(i * dims, (i + 1) * dims));
@@ -64,7 +76,9 @@ async function load(): Promise<void> {
     return;
   }
   try {
-    pooler = new SifPooler(decodeTable(file));
+    const table = decodeTable(file);
+    pooler = new SifPooler(table);
+    aligner = new WordAligner(table, pooler.vocabulary);
   } catch (error) {
     if (!(error instanceof WordVectorFormatError)) throw error;
     reply({ type: 'missing', reason: error.message });
