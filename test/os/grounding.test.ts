@@ -99,6 +99,41 @@ describe('grounded chat/completions', () => {
     assert.equal(prompt.at(-1).content, 'How many days of paid annual leave does every employee receive?');
   });
 
+  it('puts in front of the model exactly what /api/os/search returns for the same query and scope, in its order, abstaining alike', async () => {
+    const sourcesOf = (system: string) => [...system.matchAll(/^\[(\d+)\] /gm)].length;
+    for (const query of [
+      'How many days of paid annual leave does every employee receive?',
+      'how much vacation time do I get a year',
+      'What is the warranty of the Osprey access point?',
+      'Which volcano erupted in the Jurassic period?',
+    ]) {
+      const search = await gw.request('POST', '/api/os/search', { apiKey: world.a.key.key, json: { query, workspaceIds: [workspaceId] } });
+      assert.equal(search.status, 200, search.text);
+      const found = search.body.data.map((s: { id: string }) => s.id);
+
+      const completion = await ask(query);
+      assert.deepEqual(
+        completion.body.rag_snippets.map((s: { id: string }) => s.id),
+        found,
+        query,
+      );
+      assert.equal(completion.body.rag_status, search.body.status, query);
+      const prompt = lastPrompt();
+      assert.equal(prompt[0].role === 'system' ? sourcesOf(prompt[0].content) : 0, found.length, query);
+
+      const response = await gw.request('POST', '/api/llm/v1/responses', {
+        apiKey: world.a.key.key,
+        json: { model: 'chat-model', input: query, workspace_ids: [workspaceId] },
+      });
+      assert.equal(response.status, 200, response.text);
+      assert.equal(response.body.rag_status, search.body.status, query);
+      const system = lastPrompt()[0];
+      assert.equal(system.role === 'system' ? sourcesOf(system.content) : 0, found.length, query);
+      for (const [i, snippet] of search.body.data.entries())
+        assert.ok(system.content.includes(`[${i + 1}] ${snippet.source.title}`), `${query}: source ${i + 1}`);
+    }
+  });
+
   it('finds a table row with its header', async () => {
     const response = await ask('What is the warranty of the Heron switch?');
     assert.equal(response.status, 200, response.text);
