@@ -19,6 +19,7 @@ import { ExtractorPool } from './ingestion/extractor.js';
 import { IngestionRunner, type IngestionLog } from './ingestion/runner.js';
 import { retrieve, type RetrievalDeps } from './retrieval/search.js';
 import { resolveScopes } from './retrieval/scopes.js';
+import type { Reranker, RerankingDeps } from './retrieval/rerank.js';
 
 export interface OsServices {
   embedders: Embedders;
@@ -28,7 +29,7 @@ export interface OsServices {
   /** Whether a scope's workspaces and collections are the tenant's (404 otherwise), for the llm area's threads and assistants. */
   checkScope: CheckScope;
   /** What POST /api/os/search is registered with. */
-  retrieval: RetrievalDeps;
+  retrieval: RetrievalDeps & RerankingDeps;
   /** The embedders the gateway serves itself, for the models list (none without pgvector). */
   builtInModels: readonly { id: string; description: string }[];
   /** The built-in embedder's state, for /health and the start banner; null without pgvector (nothing uses it then). */
@@ -48,11 +49,21 @@ export interface OsServiceDeps {
   nodeEmbedding: NodeEmbedding;
   /** Whether the tenant may use a model (the llm router's check). */
   modelCheck: ModelCheck;
+  /** A compute node's reranker for a tenant (llm/rerank/service.ts): what search reorders its candidates with. */
+  nodeRerank: Reranker;
   /** For tests: the built-in embedder stays 'preparing' until this settles (WordVectorEmbedderOptions.hold). */
   holdBuiltInEmbedder?: Promise<void>;
 }
 
-export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck, holdBuiltInEmbedder }: OsServiceDeps): OsServices {
+export function createOsServices({
+  config,
+  db,
+  vector,
+  nodeEmbedding,
+  modelCheck,
+  nodeRerank,
+  holdBuiltInEmbedder,
+}: OsServiceDeps): OsServices {
   let sink: IngestionLog = () => {};
   const wordVectors = new WordVectorEmbedder({
     dataDir: config.dataDir,
@@ -80,7 +91,7 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     extract: (bytes, mediaType, name) => extractors.extract(bytes, mediaType, name),
     log: (level, message) => sink(level, message),
   });
-  const retrieval: RetrievalDeps = { db, vector, embedQuery: embedders.embedQuery.bind(embedders) };
+  const retrieval: RetrievalDeps & RerankingDeps = { db, vector, embedQuery: embedders.embedQuery.bind(embedders), rerank: nodeRerank };
   return {
     embedders,
     ingestion,

@@ -1,7 +1,7 @@
 // POST /api/os/search's shapes; the snippet, the ragScopes element and the statuses
 // are the grounding contract's (areas/grounding.ts), shared with the llm area.
 import { Type, type Static } from '@fastify/type-provider-typebox';
-import { GroundingFields, Mode, RetrievalStatus, Snippet, TopK } from '../../grounding.js';
+import { GroundingFields, Mode, RerankModel, RetrievalStatus, Snippet, TopK } from '../../grounding.js';
 
 export { MAX_SCOPE_IDS, MAX_TOP_K, Mode, RagScope, Snippet } from '../../grounding.js';
 export const DEFAULT_TOP_K = 5;
@@ -12,6 +12,8 @@ export const SearchBody = Type.Object({
   ...GroundingFields,
   topK: Type.Optional(TopK),
   mode: Type.Optional(Mode),
+  /** Reranks the fused candidates with this model (POST /api/llm/v1/rerank's), over the scopes' and collections' own. */
+  rerankModel: Type.Optional(RerankModel),
 });
 export type SearchBody = Static<typeof SearchBody>;
 
