@@ -108,7 +108,13 @@ export interface RetrievalResult {
    * What actually ran: `lexical` when no query vector could be had (no pgvector, no embedder, embedder down
    * or still being prepared); `note` says which embedder was left out and why.
    */
-  retrieval: { mode: Mode; embedder: string | null; note?: string };
+  retrieval: {
+    mode: Mode;
+    embedder: string | null;
+    note?: string;
+    /** Present when a scope named a reranker: `applied`, or `unavailable` when one could not answer (that scope kept the fused order). */
+    reranker?: 'applied' | 'unavailable';
+  };
 }
 
 /** os's retrieval for one tenant; throws AppError 404 for an id that is not the tenant's. */

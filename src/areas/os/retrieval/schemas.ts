@@ -25,5 +25,7 @@ export const SearchResponse = Type.Object({
     embedder: Type.Union([Type.String(), Type.Null()]),
     /** Present when an embedder was left out (still being prepared, or down): the search ran on text alone there. */
     note: Type.Optional(Type.String()),
+    /** Present when a reranker was named: `unavailable` when it could not answer (down, unknown model): the fused order stands there. */
+    reranker: Type.Optional(Type.Union([Type.Literal('applied'), Type.Literal('unavailable')])),
   }),
 });

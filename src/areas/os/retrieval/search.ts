@@ -3,7 +3,8 @@
 // Hybrid by default: BM25 over the full-text index and cosine kNN over the vectors of
 // each collection's embedder, fused by reciprocal rank into one ranking (fusion.ts);
 // then one decision per query and scope: is it answerable (answerability.ts)? If so
-// the top-k of the ranking, if not nothing.
+// the top-k of the ranking, if not nothing. A scope with a reranker (rerank.ts) has its
+// best fused candidates reordered, and answerability decided, by the reranker's score.
 import type { Database } from '../../../platform/db/database.js';
 import { evidenceOf, isAnswerable } from './answerability.js';
 import { fuse, type FusedHit } from './fusion.js';
@@ -11,10 +12,11 @@ import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexica
 import { retrievalRepository, type SnippetRow } from './repository.js';
 import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
 import { EmbedderUnavailableError } from '../embedders/errors.js';
+import { rerankFused, type RerankingDeps } from './rerank.js';
 import { resolveScopes, type SearchCollection, type SearchScope } from './scopes.js';
 import { VECTOR_CANDIDATES, type VectorHit, vectorCandidates } from './vector.js';
 
-export interface RetrievalDeps {
+export interface RetrievalDeps extends RerankingDeps {
   db: Database;
   /** Whether pgvector is there; without it retrieval is lexical only, and says so. */
   vector: boolean;
@@ -39,9 +41,18 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
   const unavailable = [...queryVectors.values()].some((v) => v === null);
 
   const chosen = new Map<string, FusedHit>();
+  const rerankers = new Set<'applied' | 'unavailable'>();
   for (const scope of scopes) {
     const legs = await searchLegs(deps, tenantId, scope, request.query, mode, queryVectors);
-    for (const hit of rankScope(legs, scope)) {
+    let hits = rankScope(legs, scope);
+    if (scope.rerankModel) {
+      // The reranker's order and answerability replace fusion's, where it answers (rerank.ts).
+      const reranked = await rerankFused(deps, tenantId, request.query, scope.rerankModel, fuse(legs.lexical, legs.vector));
+      rerankers.add(reranked.reranker);
+      if (reranked.reranker === 'applied')
+        hits = reranked.answerable ? reranked.hits.filter((hit) => hit.score >= scope.minScore).slice(0, scope.topK) : [];
+    }
+    for (const hit of hits) {
       const seen = chosen.get(hit.chunkId);
       if (!seen || seen.fused < hit.fused) chosen.set(hit.chunkId, hit);
     }
@@ -52,6 +63,8 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
     mode,
     embedder: embedders.length ? [...new Set(embedders)].join(', ') : null,
     ...(skipped.size ? { note: noteOn(skipped) } : {}),
+    // Any scope's reranker that could not answer: that scope kept its fused order.
+    ...(rerankers.size ? { reranker: rerankers.has('unavailable') ? ('unavailable' as const) : ('applied' as const) } : {}),
   };
   if (snippets.length) return { snippets, status: 'active', retrieval };
   return { snippets, status: await emptyStatus(deps, tenantId, scopes, unavailable), retrieval };
