@@ -19,6 +19,7 @@ import { tenantLlmSettings } from './areas/llm/settings/service.js';
 import { usageReports } from './areas/llm/usage/reports.js';
 import type { UsageSource } from './areas/auth/usage-reports/schemas.js';
 import { embedTexts } from './areas/llm/embeddings/service.js';
+import { rerankTexts } from './areas/llm/rerank/service.js';
 import { createOsServices, type OsServices } from './areas/os/services.js';
 import { ingestionQueueDepth } from './areas/os/ingestion/queue-depth.js';
 import type { GatewayMetrics } from './platform/metrics/metrics.js';
@@ -91,7 +92,7 @@ export async function createContext(
     const llm = createLlmServices({ config, db, secrets, bus, limits: coordination.limits });
     // Before anything can start a run: on the embedded database every open run is a dead process's.
     await llm.recoverRuns();
-    // The os area reaches the nodes' embedding models only through these two functions.
+    // The os area reaches the nodes' embedding and rerank models only through these functions.
     const os = createOsServices({
       config,
       db,
@@ -99,6 +100,8 @@ export async function createContext(
       nodeEmbedding: (tenantId, model, texts) =>
         embedTexts({ router: llm.router, timeoutMs: config.llm.upstreamTimeoutMs }, tenantId, model, texts),
       modelCheck: async (tenantId, model) => void (await llm.router.resolveModel(tenantId, model)),
+      nodeRerank: (tenantId, model, query, documents) =>
+        rerankTexts({ router: llm.router, timeoutMs: config.llm.upstreamTimeoutMs }, tenantId, model, query, documents),
       ...(options.holdBuiltInEmbedder ? { holdBuiltInEmbedder: options.holdBuiltInEmbedder } : {}),
     });
     // Loaded only when served: prom-client (and the @opentelemetry/api it brings) stays out of a default start.

@@ -10,6 +10,8 @@ export const MAX_TOP_K = 50;
 const Id = Type.String({ minLength: 1, maxLength: 200 });
 const Ids = Type.Array(Id, { maxItems: MAX_SCOPE_IDS });
 export const TopK = Type.Integer({ minimum: 1, maximum: MAX_TOP_K });
+/** A model id as POST /api/llm/v1/rerank takes it. */
+export const RerankModel = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 
 /**
  * One element of `ragScopes`: where to look, and how much to take from there. At least
@@ -26,6 +28,8 @@ export const RagScope = Type.Object(
     topK: Type.Optional(TopK),
     /** Snippets of this scope scoring below it are dropped (see Snippet.score). */
     minScore: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    /** The reranker (a model on a compute node) this scope's best candidates are reordered with; overrides the collections'. */
+    rerankModel: Type.Optional(RerankModel),
   },
   { additionalProperties: false },
 );
@@ -93,6 +97,8 @@ export interface RetrievalRequest {
   ragScopes?: RagScope[];
   topK?: number;
   mode?: Mode;
+  /** Reranks every scope that names none itself, over the collections' own rerankModel. */
+  rerankModel?: string;
 }
 
 export interface RetrievalResult {
@@ -102,7 +108,13 @@ export interface RetrievalResult {
    * What actually ran: `lexical` when no query vector could be had (no pgvector, no embedder, embedder down
    * or still being prepared); `note` says which embedder was left out and why.
    */
-  retrieval: { mode: Mode; embedder: string | null; note?: string };
+  retrieval: {
+    mode: Mode;
+    embedder: string | null;
+    note?: string;
+    /** Present when a scope named a reranker: `applied`, or `unavailable` when one could not answer (that scope kept the fused order). */
+    reranker?: 'applied' | 'unavailable';
+  };
 }
 
 /** os's retrieval for one tenant; throws AppError 404 for an id that is not the tenant's. */

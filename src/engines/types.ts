@@ -89,6 +89,11 @@ export type ChatBatch = ChatChunk[];
 export interface EngineModel {
   /** Usable as `model` on this engine. */
   id: string;
+  /**
+   * What the model is for, when the engine can tell (the `local` engine reads a GGUF's
+   * pooling type: `rank` is a reranker). Absent: the engine does not say.
+   */
+  kind?: 'rerank';
   /** Unix seconds, when the engine knows it. */
   created?: number;
   ownedBy?: string;
@@ -106,6 +111,21 @@ export interface EmbedRequest {
   /** The vectors' length, for models that can shorten them; only the `openai` adapter forwards it. */
   dimensions?: number;
   signal: AbortSignal;
+}
+
+/** Scores of `documents` against `query` (a cross-encoder reranker: POST /v1/rerank). */
+export interface RerankRequest {
+  model: string;
+  query: string;
+  documents: string[];
+  signal: AbortSignal;
+}
+
+export interface RerankResult {
+  /** One per document, in the documents' order: the model's relevance score (0..1 for sigmoid rerankers). */
+  scores: number[];
+  /** The input tokens the engine reported, when it did. */
+  promptTokens?: number;
 }
 
 /**
@@ -246,6 +266,11 @@ export interface Engine {
    */
   chatStream(request: ChatRequest): Promise<AsyncIterable<ChatBatch>>;
   embed(request: EmbedRequest): Promise<number[][]>;
+  /**
+   * Reranking, where the engine has it (`openai`: /v1/rerank or /rerank; `local`: a GGUF
+   * reranker's ranking context). Absent: the engine cannot rerank (Ollama).
+   */
+  rerank?(request: RerankRequest): Promise<RerankResult>;
   /** Legacy completions, where the engine has them (`openai`); the gateway maps the others onto chat. */
   complete?(request: CompletionRequest): Promise<CompletionResult>;
   /**

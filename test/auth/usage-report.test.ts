@@ -265,7 +265,7 @@ describe('tenant usage report', () => {
 
   it('names the values a field takes when it gets another (issue 26: it said "must be equal to constant")', async () => {
     const endpoint = await usage(tenantA, '?endpoint=images');
-    const values = '"chat/completions", "chat", "threads", "responses", "embeddings", "completions"';
+    const values = '"chat/completions", "chat", "threads", "responses", "embeddings", "rerank", "completions"';
     assert.equal(endpoint.body.detail, `Validation failed: endpoint: must be one of ${values}`);
     assert.deepEqual(endpoint.body.errors, [{ field: 'endpoint', message: `must be one of ${values}` }]);
     const groupBy = await usage(tenantA, '?groupBy=week');

@@ -15,6 +15,7 @@ import { modelRoutes } from './models/routes.js';
 import { chatRoutes } from './chat/routes.js';
 import { completionRoutes } from './completions/routes.js';
 import { embeddingRoutes, type BuiltInEmbedding } from './embeddings/routes.js';
+import { rerankRoutes } from './rerank/routes.js';
 import { conversationRoutes } from './conversations/routes.js';
 import { pullRoutes } from './pull/routes.js';
 import { assistantRoutes } from './assistants/routes.js';
@@ -70,7 +71,7 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       observer: deps.metrics,
     },
   });
-  // The rest of the OpenAI surface: embeddings, and the legacy text completions.
+  // The rest of the OpenAI surface: embeddings, rerank (vLLM's, Cohere's shape), and the legacy text completions.
   await app.register(embeddingRoutes, {
     deps: {
       router: llm.router,
@@ -80,6 +81,7 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       builtIn: { ids: deps.os.builtInModels.map((m) => m.id), embedders: deps.os.embedders },
     },
   });
+  await app.register(rerankRoutes, { deps: { router: llm.router, usage: llm.usage, calls: llm.calls, retryAfterSeconds } });
   await app.register(completionRoutes, {
     deps: { router: llm.router, usage: llm.usage, calls: llm.calls, heartbeatMs, retryAfterSeconds },
   });

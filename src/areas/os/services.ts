@@ -19,6 +19,7 @@ import { ExtractorPool } from './ingestion/extractor.js';
 import { IngestionRunner, type IngestionLog } from './ingestion/runner.js';
 import { retrieve, type RetrievalDeps } from './retrieval/search.js';
 import { resolveScopes } from './retrieval/scopes.js';
+import type { Reranker } from './retrieval/rerank.js';
 
 export interface OsServices {
   embedders: Embedders;
@@ -48,11 +49,21 @@ export interface OsServiceDeps {
   nodeEmbedding: NodeEmbedding;
   /** Whether the tenant may use a model (the llm router's check). */
   modelCheck: ModelCheck;
+  /** A compute node's reranker for a tenant (llm/rerank/service.ts): what search reorders its candidates with. */
+  nodeRerank: Reranker;
   /** For tests: the built-in embedder stays 'preparing' until this settles (WordVectorEmbedderOptions.hold). */
   holdBuiltInEmbedder?: Promise<void>;
 }
 
-export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck, holdBuiltInEmbedder }: OsServiceDeps): OsServices {
+export function createOsServices({
+  config,
+  db,
+  vector,
+  nodeEmbedding,
+  modelCheck,
+  nodeRerank,
+  holdBuiltInEmbedder,
+}: OsServiceDeps): OsServices {
   let sink: IngestionLog = () => {};
   const wordVectors = new WordVectorEmbedder({
     dataDir: config.dataDir,
@@ -85,6 +96,7 @@ export function createOsServices({ config, db, vector, nodeEmbedding, modelCheck
     vector,
     embedQuery: embedders.embedQuery.bind(embedders),
     align: (query, texts) => embedders.align(query, texts),
+    rerank: nodeRerank,
   };
   return {
     embedders,

@@ -18,6 +18,8 @@ import {
   type EngineModel,
   type PullProgress,
   type PullRequest,
+  type RerankRequest,
+  type RerankResult,
   type ToolCall,
 } from '../types.js';
 import { RequestAbortController } from '../../platform/request-abort.js';
@@ -149,6 +151,29 @@ export class LocalEngine implements Engine {
           deadline.signal,
           deadline.timedOut,
         );
+      } finally {
+        release();
+      }
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  /** A GGUF reranker (pooling type rank, a classification head): node-llama-cpp's ranking context, sigmoid scores 0..1. */
+  async rerank(request: RerankRequest): Promise<RerankResult> {
+    request.signal.throwIfAborted();
+    const file = await this.catalog.resolve(request.model);
+    const deadline = this.deadline(request.signal);
+    try {
+      const release = await this.acquire(file, 'rank', deadline);
+      try {
+        const { query, documents } = request;
+        const scores = await this.withSignal(
+          this.host.call<number[]>({ op: 'rank', key: file.key, query, documents }, deadline.signal),
+          deadline.signal,
+          deadline.timedOut,
+        );
+        return { scores };
       } finally {
         release();
       }

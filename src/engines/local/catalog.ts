@@ -62,7 +62,9 @@ export class ModelCatalog {
       if (!SAFE_NAME.test(id)) continue; // not addressable as a model id
       const file = await this.stat(id);
       if (file && (await this.usable(file)) === undefined) {
-        models.push({ id, created: Math.floor(file.mtimeMs / 1000), ownedBy: 'local' });
+        const check = this.checks.get(id)?.check;
+        const ranks = check?.ok === true && check.summary.ranks;
+        models.push({ id, created: Math.floor(file.mtimeMs / 1000), ownedBy: 'local', ...(ranks ? { kind: 'rerank' as const } : {}) });
       }
     }
     // Forget files that are gone.

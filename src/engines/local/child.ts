@@ -1,4 +1,4 @@
-// The llama.cpp child process: loads GGUF models and runs chat and embeddings for
+// The llama.cpp child process: loads GGUF models and runs chat, embeddings and ranking for
 // the gateway over IPC (see protocol.ts). It lives in its own process because a
 // malformed model file can make llama.cpp abort(); that must only end this process.
 //
@@ -14,6 +14,7 @@ import {
   type LlamaContextSequence,
   type LlamaEmbeddingContext,
   type LlamaModel,
+  type LlamaRankingContext,
 } from 'node-llama-cpp';
 import { Failure, generate } from './generate.js';
 import { Mutex } from './mutex.js';
@@ -24,6 +25,7 @@ interface LoadedModel {
   info: LoadInfo;
   chat?: { session: LlamaChat; lock: Mutex; gate?: () => Promise<void> | undefined };
   embedding?: { context: LlamaEmbeddingContext; lock: Mutex };
+  ranking?: { context: LlamaRankingContext; lock: Mutex };
 }
 
 /** A request in progress: its cancellation, and for chats the credit window. */
@@ -86,6 +88,15 @@ async function load(message: Extract<ParentMessage, { op: 'load' }>): Promise<Lo
   } else if (message.purpose === 'embed' && !loaded.embedding) {
     const context = await model.createEmbeddingContext({ contextSize: info.contextSize, threads: message.threads });
     loaded.embedding = { context, lock: new Mutex() };
+  } else if (message.purpose === 'rank' && !loaded.ranking) {
+    // node-llama-cpp refuses a model without a ranking head (no cls.weight / cls.output.weight):
+    // that is the caller's choice of model, a 400, not a broken file.
+    const context = await model
+      .createRankingContext({ contextSize: info.contextSize, threads: message.threads })
+      .catch((error: unknown) => {
+        throw new Failure('unsupported', `This model cannot rerank: ${error instanceof Error ? error.message : String(error)}`);
+      });
+    loaded.ranking = { context, lock: new Mutex() };
   }
   return info;
 }
@@ -175,6 +186,20 @@ async function embed(message: Extract<ParentMessage, { op: 'embed' }>, run: Runn
   }
 }
 
+async function rank(message: Extract<ParentMessage, { op: 'rank' }>, run: Running): Promise<number[]> {
+  const ranking = models.get(message.key)?.ranking;
+  if (!ranking) throw new Failure('model_not_found', 'The model is not loaded for ranking.');
+  const release = await ranking.lock.acquire(run.controller.signal);
+  try {
+    run.controller.signal.throwIfAborted();
+    return await ranking.context.rankAll(message.query, message.documents).catch((error: unknown) => {
+      throw new Failure('rejected', `Ranking failed: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  } finally {
+    release();
+  }
+}
+
 async function unload(key: string): Promise<void> {
   const loaded = models.get(key);
   models.delete(key);
@@ -203,6 +228,7 @@ async function handle(message: ParentMessage): Promise<void> {
       await unload(message.key);
       send({ type: 'result', id: message.id, value: null });
     } else if (message.op === 'embed') send({ type: 'result', id: message.id, value: await embed(message, run) });
+    else if (message.op === 'rank') send({ type: 'result', id: message.id, value: await rank(message, run) });
     else await chat(message, run);
   } catch (error) {
     fail(message.id, error, run);

@@ -12,6 +12,8 @@ export interface GgufSummary {
   embeddingLength: number;
   blockCount: number;
   tensorCount: number;
+  /** llama.cpp's pooling type `rank` (4): the file is a reranker (a cross-encoder's classification head). */
+  ranks: boolean;
 }
 
 export type GgufCheck = { ok: true; summary: GgufSummary } | { ok: false; reason: string };
@@ -26,6 +28,9 @@ const MAX_DEPTH = 3;
 const CHUNK = 1024 * 1024;
 
 // Architectures without attention or feed-forward hyperparameters (recurrent models).
+/** llama.cpp's enum llama_pooling_type: NONE 0, MEAN 1, CLS 2, LAST 3, RANK 4. */
+const LLAMA_POOLING_TYPE_RANK = 4;
+
 const RECURRENT = new Set(['mamba', 'mamba2', 'rwkv6', 'rwkv6qwen2', 'rwkv7', 'arwkv7']);
 
 enum T {
@@ -221,6 +226,7 @@ async function readSummary(reader: Reader, size: number): Promise<GgufSummary> {
     embeddingLength: positive(`${architecture}.embedding_length`),
     blockCount: positive(`${architecture}.block_count`),
     tensorCount,
+    ranks: meta.get(`${architecture}.pooling_type`) === LLAMA_POOLING_TYPE_RANK,
   };
   if (!RECURRENT.has(architecture)) {
     // llama.cpp asserts (abort) on these rather than failing the load.

@@ -5,10 +5,10 @@ import type { EngineFailure, FinishReason } from '../types.js';
 
 /**
  * Why a model is loaded: `chat` adds a context with one sequence, `embed` an
- * embedding context, `validate` loads, decodes one token and unloads again (the
+ * embedding context, `rank` a ranking context (a GGUF reranker's), `validate` loads, decodes one token and unloads again (the
  * trial load of a pulled file).
  */
-export type LoadPurpose = 'chat' | 'embed' | 'validate';
+export type LoadPurpose = 'chat' | 'embed' | 'rank' | 'validate';
 
 export interface LoadInfo {
   trainContextSize: number;
@@ -63,13 +63,15 @@ export type ParentMessage =
       window: number;
     }
   | { op: 'embed'; id: number; key: string; input: string[] }
+  /** Relevance scores (0..1) of `documents` for `query`, in order. */
+  | { op: 'rank'; id: number; key: string; query: string; documents: string[] }
   /** The parent's consumer took `n` more deltas of chat `id`. */
   | { op: 'credit'; id: number; n: number }
   | { op: 'abort'; id: number };
 
 export type ChildMessage =
   | { type: 'ready' }
-  | { type: 'result'; id: number; value: LoadInfo | number[][] | null }
+  | { type: 'result'; id: number; value: LoadInfo | number[][] | number[] | null }
   | { type: 'error'; id: number; failure: EngineFailure; message: string }
   /** The prompt fits and generation begins; `maxTokens` is what the context leaves room for. */
   | { type: 'started'; id: number; promptTokens: number; maxTokens: number }

@@ -1,6 +1,6 @@
 // Adapter for any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio,
 // OpenAI itself): /v1/models, /v1/chat/completions (JSON and SSE), /v1/embeddings,
-// and the legacy /v1/completions (completions.ts). Chat requests pass through:
+// /v1/rerank (rerank.ts) and the legacy /v1/completions (completions.ts). Chat requests pass through:
 // messages and options go as OpenAI names them, and answers come back whole (tool
 // calls, choices, logprobs: answers.ts reads them).
 import { EngineHttp } from '../http/client.js';
@@ -22,9 +22,12 @@ import {
   type EngineUsage,
   type PullProgress,
   type PullRequest,
+  type RerankRequest,
+  type RerankResult,
 } from '../types.js';
 import { choicesOf, fingerprintOf, StreamedAnswer } from './answers.js';
 import { complete, completeStream } from './completions.js';
+import { rerank } from './rerank.js';
 import type { OpenAIChatChunk, OpenAIChatCompletion, OpenAIEmbeddings, OpenAIModelList, OpenAIUsage } from './protocol.js';
 
 export class OpenAIEngine implements Engine {
@@ -148,6 +151,10 @@ export class OpenAIEngine implements Engine {
       vectors[index] = item.embedding;
     }
     return vectors;
+  }
+
+  rerank(request: RerankRequest): Promise<RerankResult> {
+    return rerank(this.http, request);
   }
 
   complete(request: CompletionRequest): Promise<CompletionResult> {

@@ -1,6 +1,6 @@
 // The OpenAI-compatible fake's routes (vLLM, llama.cpp server, OpenAI): model list,
-// chat completions (plain and streamed as server-sent events), embeddings, and
-// OpenAI-shaped errors.
+// chat completions (plain and streamed as server-sent events), embeddings, rerank
+// (/v1/rerank as vLLM answers it, /rerank as TEI does), and OpenAI-shaped errors.
 import { beforeHeaders, die, endApart, pause, sendJson, write, type Exchange } from './server.js';
 import { openaiCompletions } from './openai-completions.js';
 import { embeddingOf, inputsOf, modelsOf, promptTokens, replyText, replyTokens, schemaSample, tokenLogprob, wordCount } from './replies.js';
@@ -37,7 +37,33 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
       usage: { prompt_tokens: inputs.reduce((n, s) => n + wordCount(s), 0), total_tokens: inputs.reduce((n, s) => n + wordCount(s), 0) },
     });
   }
+  if (route === 'POST /v1/rerank' || route === 'POST /rerank') return openaiRerank(x, route === 'POST /rerank');
   return openaiError(x, 404, `Not found: ${route}`, 'invalid_request_error');
+}
+
+function openaiRerank(x: Exchange, tei: boolean): void {
+  const b = x.fake.behaviour;
+  if (b.status !== undefined) return openaiError(x, b.status, `fake upstream answered ${b.status}`, 'server_error');
+  const documents: unknown = tei ? x.body?.texts : x.body?.documents;
+  if (typeof x.body?.query !== 'string' || !Array.isArray(documents) || !documents.every((d) => typeof d === 'string'))
+    return openaiError(x, 400, "'query' and 'documents' are required", 'invalid_request_error');
+  if (!servable(b, x.body?.model)) return openaiNoModel(x);
+  const rule = b.rerank ?? queryWordShare;
+  const scored = documents.map((document: string, index) => ({ index, score: rule(x.body.query, document) }));
+  scored.sort((l, r) => r.score - l.score);
+  if (tei) return sendJson(x, 200, scored);
+  return sendJson(x, 200, {
+    id: 'rerank-fake',
+    model: x.body.model,
+    results: scored.map((s) => ({ index: s.index, relevance_score: s.score })),
+    usage: { total_tokens: documents.reduce((n: number, d: string) => n + wordCount(d) + wordCount(x.body.query), 0) },
+  });
+}
+
+function queryWordShare(query: string, document: string): number {
+  const words = query.toLowerCase().match(/\w+/g) ?? [];
+  const held = new Set(document.toLowerCase().match(/\w+/g) ?? []);
+  return words.length === 0 ? 0 : words.filter((w) => held.has(w)).length / words.length;
 }
 
 function servable(b: FakeBehaviour, model: unknown): boolean {

@@ -31,6 +31,12 @@ export interface FakeBehaviour {
    * answered as vLLM's FastAPI answers an unknown route, a bare 404 `{"detail":"Not Found"}`.
    */
   lacks?: string[];
+  /**
+   * (openai) POST /v1/rerank (vLLM's shape) and /rerank (TEI's: `texts`, a bare array of
+   * {index, score}) score each document by this rule. Default: the share of the query's
+   * words the document holds (0..1).
+   */
+  rerank?: (query: string, document: string) => number;
   /** (openai) Models the list names but chat and embeddings answer with OpenAI's 404 `model_not_found` (listed, cannot be loaded). */
   unservable?: string[];
 }

@@ -6,9 +6,9 @@ import { Timestamp } from '../../schemas.js';
 
 const GroupBy = Type.Union([Type.Literal('key'), Type.Literal('model'), Type.Literal('day')]);
 export type UsageGroupBy = Static<typeof GroupBy>;
-/** The endpoints usage is recorded for (src/areas/llm: chat/call.ts, conversations, thread-runs, responses, embeddings, completions). */
+/** The endpoints usage is recorded for (src/areas/llm: chat/call.ts, conversations, thread-runs, responses, embeddings, rerank, completions). */
 const Endpoint = Type.Union(
-  ['chat/completions', 'chat', 'threads', 'responses', 'embeddings', 'completions'].map((endpoint) => Type.Literal(endpoint)),
+  ['chat/completions', 'chat', 'threads', 'responses', 'embeddings', 'rerank', 'completions'].map((endpoint) => Type.Literal(endpoint)),
 );
 
 export const UsageQuery = Type.Object({

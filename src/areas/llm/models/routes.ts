@@ -4,13 +4,16 @@
 // `defaultModel`) while a healthy node serves that, or the first model of this list
 // when no default is set. Listed with nothing behind it, it would be an id that is
 // not usable as `model` (spec 2.9), so it is left out then. The built-in embedder comes last:
-// it embeds documents (collections' embeddingModel) and is no chat model.
+// it embeds documents (collections' embeddingModel) and is no chat model. Models that
+// are not for chat say so in `kind`: `embedding` (the built-in embedder), `rerank`
+// (rerankers, for POST /rerank; kind.ts says how they are told).
 // GET /api/llm/v1/models/{id}: one record of that list.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import type { ModelRouter } from '../router/types.js';
 import { AppError } from '../../../platform/errors.js';
+import { kindOf } from './kind.js';
 import { Model, ModelList, ModelParams } from './schemas.js';
 
 export interface ModelDeps {
@@ -27,13 +30,17 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ deps: ModelDeps }> = async
     const [models, auto] = await Promise.all([deps.router.availableModels(tenantId), deps.router.autoModel(tenantId)]);
     return [
       ...(auto === undefined ? [] : [{ id: 'auto', object: 'model' as const, created: started, owned_by: 'gateway' }]),
-      ...models.map((m) => ({ id: m.id, object: 'model' as const, created: m.created, owned_by: m.ownedBy })),
+      ...models.map((m) => {
+        const kind = kindOf(m);
+        return { id: m.id, object: 'model' as const, created: m.created, owned_by: m.ownedBy, ...(kind ? { kind } : {}) };
+      }),
       ...deps.builtIn.map((m) => ({
         id: m.id,
         object: 'model' as const,
         created: started,
         owned_by: 'gateway',
         description: m.description,
+        kind: 'embedding' as const,
       })),
     ];
   };

@@ -8,6 +8,8 @@ export const Model = Type.Object({
   owned_by: Type.String(),
   // Ours: what a model that is not a chat model is for (the built-in embedder).
   description: Type.Optional(Type.String()),
+  // Ours: `embedding` (the built-in embedder) or `rerank` (for POST /rerank; see kind.ts); absent: a chat model, or not known.
+  kind: Type.Optional(Type.Union([Type.Literal('embedding'), Type.Literal('rerank')])),
 });
 export type Model = Static<typeof Model>;
 

@@ -16,7 +16,7 @@ import { RateLimiter } from './limiter.js';
 const DEFAULT_MAX_TOKENS = 1024;
 
 /**
- * The routes that reach a model: whether they generate (embeddings only read their
+ * The routes that reach a model: whether they generate (embeddings and rerank only read their
  * input), and whether the engine may see more than the body (a kept history, retrieved
  * sources): the persisted chat, thread runs, and a response continuing a conversation.
  */
@@ -24,6 +24,7 @@ const METERED: Record<string, { generates: boolean; keepsHistory?: (body: Record
   'POST /chat/completions': { generates: true },
   'POST /completions': { generates: true },
   'POST /embeddings': { generates: false },
+  'POST /rerank': { generates: false },
   'POST /responses': { generates: true, keepsHistory: (b) => b.previous_response_id != null || b.conversation != null },
   'POST /chat': { generates: true, keepsHistory: () => true },
   'POST /threads/:threadId/runs': { generates: true, keepsHistory: () => true },

@@ -212,7 +212,12 @@ export class Router implements ModelRouter {
       if (!node.routable || !node.visibleTo(tenantId)) continue;
       for (const m of node.models) {
         if (models.has(m.id) || (allowed && !allowed.has(m.id))) continue;
-        models.set(m.id, { id: m.id, created: node.firstSeen.get(m.id) ?? 0, ownedBy: m.ownedBy ?? node.definition.engine });
+        models.set(m.id, {
+          id: m.id,
+          created: node.firstSeen.get(m.id) ?? 0,
+          ownedBy: m.ownedBy ?? node.definition.engine,
+          ...(m.kind ? { kind: m.kind } : {}),
+        });
       }
     }
     return [...models.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -18,6 +18,8 @@ export interface AvailableModel {
   /** Unix seconds. */
   created: number;
   ownedBy: string;
+  /** What the engine says the model is for (a reranker), when it says. */
+  kind?: 'rerank';
 }
 
 /** The node chosen for one request; counts as outstanding until released. */

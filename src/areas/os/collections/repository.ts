@@ -13,6 +13,7 @@ export interface CollectionRow {
   embedding_model: string | null;
   embedding_dimensions: number | null;
   pending_embedding_model: string | null;
+  rerank_model: string | null;
   document_count: number;
   chunk_count: number;
   created_at: Date;
@@ -21,7 +22,16 @@ export interface CollectionRow {
 
 export type NewCollectionRow = Pick<
   CollectionRow,
-  'id' | 'tenant_id' | 'workspace_id' | 'name' | 'description' | 'language' | 'is_default' | 'embedding_model' | 'embedding_dimensions'
+  | 'id'
+  | 'tenant_id'
+  | 'workspace_id'
+  | 'name'
+  | 'description'
+  | 'language'
+  | 'is_default'
+  | 'embedding_model'
+  | 'embedding_dimensions'
+  | 'rerank_model'
 >;
 
 /** What a PATCH changes; an absent field stays as it is. */
@@ -31,11 +41,12 @@ export interface CollectionChange {
   language?: string;
   embedding?: { model: string | null; dimensions: number | null };
   pendingEmbeddingModel?: string | null;
+  rerankModel?: string | null;
 }
 
 // total_length is BM25's bookkeeping, not part of the record.
 const COLUMNS = `id, tenant_id, workspace_id, name, description, language, is_default, embedding_model, embedding_dimensions,
-  pending_embedding_model, document_count, chunk_count, created_at, updated_at`;
+  pending_embedding_model, rerank_model, document_count, chunk_count, created_at, updated_at`;
 
 export const collectionRepository = {
   list(q: Queryable, tenantId: string, workspaceId: string) {
@@ -68,8 +79,8 @@ export const collectionRepository = {
 
   async insert(q: Queryable, row: NewCollectionRow) {
     const [created] = await q.query<CollectionRow>(
-      `INSERT INTO collections (id, tenant_id, workspace_id, name, description, language, is_default, embedding_model, embedding_dimensions)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${COLUMNS}`,
+      `INSERT INTO collections (id, tenant_id, workspace_id, name, description, language, is_default, embedding_model, embedding_dimensions, rerank_model)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING ${COLUMNS}`,
       [
         row.id,
         row.tenant_id,
@@ -80,6 +91,7 @@ export const collectionRepository = {
         row.is_default,
         row.embedding_model,
         row.embedding_dimensions,
+        row.rerank_model,
       ],
     );
     return created!;
@@ -94,6 +106,7 @@ export const collectionRepository = {
          embedding_model = CASE WHEN $7::boolean THEN $8 ELSE embedding_model END,
          embedding_dimensions = CASE WHEN $7::boolean THEN $9::integer ELSE embedding_dimensions END,
          pending_embedding_model = CASE WHEN $10::boolean THEN $11 ELSE pending_embedding_model END,
+         rerank_model = CASE WHEN $12::boolean THEN $13 ELSE rerank_model END,
          updated_at = now()
        WHERE tenant_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
       [
@@ -108,6 +121,8 @@ export const collectionRepository = {
         change.embedding?.dimensions ?? null,
         change.pendingEmbeddingModel !== undefined,
         change.pendingEmbeddingModel ?? null,
+        change.rerankModel !== undefined,
+        change.rerankModel ?? null,
       ],
     );
     return row;

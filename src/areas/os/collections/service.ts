@@ -26,6 +26,7 @@ export const toCollection = (row: CollectionRow): Collection => ({
   language: row.language,
   embedding: row.embedding_model === null ? null : { model: row.embedding_model, dimensions: row.embedding_dimensions },
   pendingEmbeddingModel: row.pending_embedding_model,
+  rerankModel: row.rerank_model,
   isDefault: row.is_default,
   documentCount: row.document_count,
   chunkCount: row.chunk_count,
@@ -59,6 +60,7 @@ export async function createDefaultCollection(q: Queryable, deps: Pick<Embedding
     is_default: true,
     embedding_model: embedding?.model ?? null,
     embedding_dimensions: embedding?.dimensions ?? null,
+    rerank_model: null,
   });
 }
 
@@ -96,6 +98,9 @@ export async function createCollection(
     is_default: false,
     embedding_model: embedding?.model ?? null,
     embedding_dimensions: embedding?.dimensions ?? null,
+    // Not checked against the nodes now: a reranker that is down or unknown at search time
+    // leaves the fused order as it is and the answer says so (retrieval.reranker).
+    rerank_model: input.rerankModel ?? null,
   });
   return toCollection(row);
 }
@@ -115,7 +120,7 @@ export async function updateCollection(
     // Locked: writing chunks updates this row (chunk_count), so "no chunks yet" holds until commit.
     const current = await collectionRepository.get(q, principal.tenantId, id, { lock: true });
     if (!current) throw notFound('Collection');
-    const change: CollectionChange = { name: patch.name, description: patch.description };
+    const change: CollectionChange = { name: patch.name, description: patch.description, rerankModel: patch.rerankModel };
     if (patch.language !== undefined && patch.language !== current.language) {
       if (current.chunk_count > 0)
         throw new AppError(

@@ -9,6 +9,7 @@ export interface CollectionRow {
   language: string;
   embedding_model: string | null;
   embedding_dimensions: number | null;
+  rerank_model: string | null;
   chunk_count: number;
   total_length: number;
 }
@@ -40,7 +41,7 @@ export const retrievalRepository = {
   /** The named collections and every collection of the named workspaces. */
   collections(q: Queryable, tenantId: string, ids: string[], workspaceIds: string[]) {
     return q.query<CollectionRow>(
-      `SELECT id, workspace_id, language, embedding_model, embedding_dimensions, chunk_count, total_length
+      `SELECT id, workspace_id, language, embedding_model, embedding_dimensions, rerank_model, chunk_count, total_length
        FROM collections WHERE tenant_id = $1 AND (id = ANY($2::text[]) OR workspace_id = ANY($3::text[]))`,
       [tenantId, ids, workspaceIds],
     );

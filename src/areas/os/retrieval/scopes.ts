@@ -17,6 +17,8 @@ export interface SearchCollection {
   embedder: { model: string; dimensions: number } | null;
   chunkCount: number;
   totalLength: number;
+  /** The reranker the collection names; null: none. */
+  rerankModel: string | null;
 }
 
 export interface SearchScope {
@@ -25,6 +27,11 @@ export interface SearchScope {
   documentIds: string[] | null;
   topK: number;
   minScore: number;
+  /**
+   * The reranker for this scope's candidates: the ragScope's own, else the request's, else
+   * the first of its collections (by id) that names one; null: the fused order stands.
+   */
+  rerankModel: string | null;
 }
 
 export interface ScopeFields {
@@ -32,6 +39,7 @@ export interface ScopeFields {
   collectionIds?: string[] | undefined;
   ragScopes?: RagScope[] | undefined;
   topK?: number | undefined;
+  rerankModel?: string | undefined;
 }
 
 const LABEL: Partial<Record<IdKind, string>> = { workspace: 'Workspace', collection: 'Collection', document: 'Document' };
@@ -75,11 +83,13 @@ export async function resolveScopes(q: Queryable, tenantId: string, fields: Scop
   const scopes: SearchScope[] = [];
   if (fields.workspaceIds?.length || fields.collectionIds?.length) {
     const named = (fields.collectionIds ?? []).map((id) => collections.get(id)!);
+    const scoped = uniqueById([...inWorkspaces(fields.workspaceIds ?? []), ...named]);
     scopes.push({
-      collections: uniqueById([...inWorkspaces(fields.workspaceIds ?? []), ...named]),
+      collections: scoped,
       documentIds: null,
       topK: defaultTopK,
       minScore: 0,
+      rerankModel: fields.rerankModel ?? rerankerOf(scoped),
     });
   }
   for (const scope of ragScopes) {
@@ -95,7 +105,13 @@ export async function resolveScopes(q: Queryable, tenantId: string, fields: Scop
       scopedDocuments = unique(scope.documentIds);
       scoped = scoped.filter((c) => scopedDocuments!.some((id) => documents.get(id)!.collection_id === c.id));
     }
-    scopes.push({ collections: scoped, documentIds: scopedDocuments, topK: scope.topK ?? defaultTopK, minScore: scope.minScore ?? 0 });
+    scopes.push({
+      collections: scoped,
+      documentIds: scopedDocuments,
+      topK: scope.topK ?? defaultTopK,
+      minScore: scope.minScore ?? 0,
+      rerankModel: scope.rerankModel ?? fields.rerankModel ?? rerankerOf(scoped),
+    });
   }
   return scopes;
 }
@@ -108,7 +124,13 @@ function toSearchCollection(row: CollectionRow): SearchCollection {
     embedder: row.embedding_model && row.embedding_dimensions ? { model: row.embedding_model, dimensions: row.embedding_dimensions } : null,
     chunkCount: Number(row.chunk_count),
     totalLength: Number(row.total_length),
+    rerankModel: row.rerank_model,
   };
+}
+
+/** The reranker collections searched together name: the first (by id) that names one. */
+function rerankerOf(collections: SearchCollection[]): string | null {
+  return [...collections].sort((a, b) => (a.id < b.id ? -1 : 1)).find((c) => c.rerankModel !== null)?.rerankModel ?? null;
 }
 
 function requireAll(ids: string[], found: Map<string, unknown>, kind: IdKind): void {

@@ -3,7 +3,8 @@
 // Hybrid by default: BM25 over the full-text index and cosine kNN over the vectors of
 // each collection's embedder, fused by reciprocal rank into one ranking (fusion.ts);
 // then one decision per query and scope: is it answerable (answerability.ts)? If so
-// the top-k of the ranking, if not nothing.
+// the top-k of the ranking, if not nothing. A scope with a reranker (rerank.ts) has its
+// best fused candidates reordered, and answerability decided, by the reranker's score.
 import type { Database } from '../../../platform/db/database.js';
 import { ALIGNED_CANDIDATES, type Aligner, alignHead } from './alignment-rank.js';
 import { evidenceOf, isAnswerable } from './answerability.js';
@@ -12,10 +13,11 @@ import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexica
 import { retrievalRepository, type SnippetRow } from './repository.js';
 import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
 import { EmbedderUnavailableError } from '../embedders/errors.js';
+import { rerankFused, type RerankingDeps } from './rerank.js';
 import { resolveScopes, type SearchCollection, type SearchScope } from './scopes.js';
 import { VECTOR_CANDIDATES, type VectorHit, vectorCandidates } from './vector.js';
 
-export interface RetrievalDeps {
+export interface RetrievalDeps extends RerankingDeps {
   db: Database;
   /** Whether pgvector is there; without it retrieval is lexical only, and says so. */
   vector: boolean;
@@ -43,9 +45,12 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
 
   const chosen = new Map<string, FusedHit>();
   const rows = new Map<string, SnippetRow>();
+  const rerankers = new Set<'applied' | 'unavailable'>();
   for (const scope of scopes) {
     const legs = await searchLegs(deps, tenantId, scope, request.query, mode, queryVectors);
-    for (const hit of await rankScope(deps, tenantId, scope, request.query, legs, rows)) {
+    const { hits, reranker } = await rankScope(deps, tenantId, scope, request.query, legs, rows);
+    if (reranker) rerankers.add(reranker);
+    for (const hit of hits) {
       const seen = chosen.get(hit.chunkId);
       if (!seen || seen.fused < hit.fused) chosen.set(hit.chunkId, hit);
     }
@@ -56,6 +61,8 @@ export async function retrieve(deps: RetrievalDeps, tenantId: string, request: R
     mode,
     embedder: embedders.length ? [...new Set(embedders)].join(', ') : null,
     ...(skipped.size ? { note: noteOn(skipped) } : {}),
+    // Any scope's reranker that could not answer: that scope kept its fused order.
+    ...(rerankers.size ? { reranker: rerankers.has('unavailable') ? ('unavailable' as const) : ('applied' as const) } : {}),
   };
   if (snippets.length) return { snippets, status: 'active', retrieval };
   return { snippets, status: await emptyStatus(deps, tenantId, scopes, unavailable), retrieval };
@@ -82,8 +89,10 @@ export async function searchLegs(
 
 /**
  * One scope's answer: the fused ranking, its head re-ordered by word alignment (English
- * collections), then nothing when the evidence does not hold up, else its top-k.
- * `rows` collects the passages read for the alignment, for the snippets.
+ * collections) and, where the scope names a rerank model, by that model (rerank.ts);
+ * then nothing when the evidence does not hold up (the reranker's score where it
+ * answered, answerability.ts otherwise), else its top-k. `rows` collects the passages
+ * read for the alignment, for the snippets.
  */
 export async function rankScope(
   deps: RetrievalDeps,
@@ -92,18 +101,28 @@ export async function rankScope(
   query: string,
   legs: Legs,
   rows: Map<string, SnippetRow>,
-): Promise<FusedHit[]> {
+): Promise<{ hits: FusedHit[]; reranker?: 'applied' | 'unavailable' }> {
   const fused = fuse(legs.lexical, legs.vector);
   const head = fused.slice(0, ALIGNED_CANDIDATES);
   const english = scope.collections.every((c) => c.language === 'english');
   if (deps.align && english && head.length) await readRows(deps, tenantId, head, rows);
   const aligned = await alignHead(english ? deps.align : undefined, query, head, rows, FUSION.k);
-  if (!isAnswerable(evidenceOf(legs.lexical, legs.vector, aligned.best))) return [];
+  let ranked: FusedHit[] = [...aligned.hits, ...fused.slice(ALIGNED_CANDIDATES)];
+  let answerable: boolean | undefined;
+  let reranker: 'applied' | 'unavailable' | undefined;
+  if (scope.rerankModel) {
+    const reranked = await rerankFused(deps, tenantId, query, scope.rerankModel, ranked);
+    reranker = reranked.reranker;
+    if (reranked.reranker === 'applied') [ranked, answerable] = [reranked.hits, reranked.answerable];
+  }
+  answerable ??= isAnswerable(evidenceOf(legs.lexical, legs.vector, aligned.best));
+  if (!answerable) return { hits: [], ...(reranker ? { reranker } : {}) };
   // The order is final here: `fused` becomes the position's reciprocal rank, which is what merges scopes.
-  return [...aligned.hits, ...fused.slice(ALIGNED_CANDIDATES)]
+  const hits = ranked
     .filter((hit) => hit.score >= scope.minScore)
     .slice(0, scope.topK)
     .map((hit, i) => ({ ...hit, fused: 1 / (FUSION.k + i + 1) }));
+  return { hits, ...(reranker ? { reranker } : {}) };
 }
 
 async function readRows(deps: RetrievalDeps, tenantId: string, hits: FusedHit[], rows: Map<string, SnippetRow>): Promise<void> {
