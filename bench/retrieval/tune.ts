@@ -121,7 +121,7 @@ export function tune(probed: Probed[], chunks: Map<string, ReferenceChunk>): voi
   console.log('\nanswerability without vectors or alignment (a PostgreSQL server without pgvector):');
   const lexicalOnly = dev.map(legsOnly('lexical'));
   for (const coverage of range(0.3, 0.9, 0.05)) {
-    const rule = { ...ANSWERABILITY, coverage };
+    const rule = { ...ANSWERABILITY, textOnlyCoverage: coverage };
     const setting = { ...best!.setting, alignment: 0 };
     console.log(
       line(

@@ -38,6 +38,12 @@ export interface AnswerabilityRule {
   similarity: number;
   /** Alignment that answers (where known; coverage ≥ `coverage` answers too). */
   alignment: number;
+  /**
+   * Coverage that answers where text is all there is (no vectors, no alignment: a
+   * PostgreSQL server without pgvector, an embedder still being prepared). Lower than
+   * `coverage`: there a paraphrased question has nothing else to pass on.
+   */
+  textOnlyCoverage: number;
 }
 
 /** The neighbourhood a margin is measured against: the query's nearest chunks. */
@@ -46,7 +52,14 @@ export const NEIGHBOURHOOD = 10;
 export const AGREEMENT_DEPTH = 3;
 
 /** Calibrated on the dev split of bench/retrieval (docs/retrieval.md, "Answerability"). */
-export const ANSWERABILITY: AnswerabilityRule = { coverage: 0.55, margin: 0.1, agreedCoverage: 0.3, similarity: 0.5, alignment: 0.55 };
+export const ANSWERABILITY: AnswerabilityRule = {
+  coverage: 0.55,
+  margin: 0.1,
+  agreedCoverage: 0.3,
+  similarity: 0.5,
+  alignment: 0.55,
+  textOnlyCoverage: 0.3,
+};
 
 export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[], alignment: number | null = null): Evidence {
   const coverage = lexical.reduce((best, hit) => Math.max(best, hit.relevance), 0);
@@ -65,6 +78,7 @@ export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[], alignment
 export function isAnswerable(evidence: Evidence, rule: AnswerabilityRule = ANSWERABILITY): boolean {
   if (evidence.coverage >= rule.coverage) return true;
   if (evidence.alignment !== null) return evidence.alignment >= rule.alignment;
+  if (evidence.similarity === null) return evidence.coverage >= rule.textOnlyCoverage;
   if (evidence.agreement && evidence.coverage >= rule.agreedCoverage) return true;
   if (evidence.similarity === null || evidence.similarity < rule.similarity) return false;
   return evidence.margin === null || evidence.margin >= rule.margin;
