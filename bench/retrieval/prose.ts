@@ -1,7 +1,7 @@
 // Generated company documents for the scale benchmark: markdown with headings,
 // paragraphs and lists, whose sentences come from a word-bigram chain trained on the
-// quality benchmark's public-domain corpus (handbook pages, a standard, the
-// Constitution: bench/retrieval/corpus/). So the text has the vocabulary, the word
+// quality benchmark's corpus (an invented company's policies, manuals and runbooks:
+// the Markdown of bench/retrieval/corpus/). So the text has the vocabulary, the word
 // frequencies and the sentence shapes of real company documents, which is what
 // full-text ranking and the word vectors are sensitive to; a few invented codes and
 // amounts per section add the rare terms a large real corpus is full of.
