@@ -82,8 +82,11 @@ export async function searchLegs(
   mode: Mode,
   queryVectors: Map<string, ArrayLike<number> | null>,
 ): Promise<Legs> {
-  const lexical = mode === 'vector' ? [] : await lexicalLeg(deps, tenantId, scope, query);
-  const vector = mode === 'lexical' ? [] : await vectorLeg(deps, tenantId, scope, queryVectors);
+  // Side by side: on a PostgreSQL server each leg gets its own connection (the embedded database queues them).
+  const [lexical, vector] = await Promise.all([
+    mode === 'vector' ? [] : lexicalLeg(deps, tenantId, scope, query),
+    mode === 'lexical' ? [] : vectorLeg(deps, tenantId, scope, queryVectors),
+  ]);
   return { lexical, vector };
 }
 
