@@ -51,7 +51,7 @@ describe('ingestion batch writer', () => {
       `SELECT chunk_count::int, total_length::int,
               (SELECT count(*)::int FROM chunks WHERE collection_id = $1) AS n,
               (SELECT COALESCE(sum(length), 0)::int FROM chunks WHERE collection_id = $1) AS len,
-              (SELECT count(*)::int FROM chunk_vectors WHERE collection_id = $1) AS vectors
+              ${gw.ctx.vector ? '(SELECT count(*)::int FROM chunk_vectors WHERE collection_id = $1)' : '0'} AS vectors
        FROM collections WHERE id = $1`,
       [target.id],
     );
