@@ -5,6 +5,9 @@
 import type { Call, DocumentRecord } from './gateway.js';
 import type { GeneratedDocument } from './prose.js';
 
+/** A file to upload: a generated document, or any text with its media type (markdown when none is given). */
+export type UploadFile = Pick<GeneratedDocument, 'name' | 'text'> & { mediaType?: string };
+
 export interface IngestFigures {
   documents: number;
   chunks: number;
@@ -22,6 +25,8 @@ export interface BulkIngestOptions {
   timeoutMs: number;
   /** Told every few seconds how far it is. */
   progress?: (line: string) => void;
+  /** Where to POST the files (default: the collection's documents; e.g. a workspace's, which goes to its default collection). */
+  uploadRoute?: string;
 }
 
 const POLL_MS = 500;
@@ -31,11 +36,12 @@ const PAGE = 200;
 export function bulkIngest(
   call: Call,
   collectionId: string,
-  documents: GeneratedDocument[],
+  documents: UploadFile[],
   options: BulkIngestOptions,
 ): { uploaded: Promise<void>; done: Promise<IngestFigures> } {
   const started = performance.now();
-  const uploaded = uploadAll(call, collectionId, documents, options.filesPerUpload);
+  const route = options.uploadRoute ?? `/api/os/collections/${collectionId}/documents`;
+  const uploaded = uploadAll(call, route, documents, options.filesPerUpload);
   const done = uploaded.then(async (ids) => {
     const uploadSeconds = (performance.now() - started) / 1000;
     const chunks = await waitUntilReady(call, collectionId, ids, started, options);
@@ -52,12 +58,13 @@ export function bulkIngest(
   return { uploaded: uploaded.then(() => undefined), done };
 }
 
-async function uploadAll(call: Call, collectionId: string, documents: GeneratedDocument[], perUpload: number): Promise<Set<string>> {
+async function uploadAll(call: Call, route: string, documents: UploadFile[], perUpload: number): Promise<Set<string>> {
   const ids = new Set<string>();
   for (let i = 0; i < documents.length; i += perUpload) {
     const form = new FormData();
-    for (const doc of documents.slice(i, i + perUpload)) form.append('file', new Blob([doc.text], { type: 'text/markdown' }), doc.name);
-    const answer = (await call('POST', `/api/os/collections/${collectionId}/documents`, form, 202)) as { data: DocumentRecord[] };
+    for (const doc of documents.slice(i, i + perUpload))
+      form.append('file', new Blob([doc.text], { type: doc.mediaType ?? 'text/markdown' }), doc.name);
+    const answer = (await call('POST', route, form, 202)) as { data: DocumentRecord[] };
     for (const doc of answer.data) ids.add(doc.id);
   }
   if (ids.size !== documents.length) throw new Error(`uploaded ${documents.length} documents, the gateway accepted ${ids.size}`);

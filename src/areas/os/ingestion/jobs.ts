@@ -57,29 +57,48 @@ export const ingestionJobs = {
     return rows.length > 0;
   },
 
-  async content(q: Queryable, id: string): Promise<Buffer | undefined> {
-    const [row] = await q.query<{ content: Buffer }>('SELECT content FROM document_contents WHERE document_id = $1', [id]);
-    return row?.content;
+  /**
+   * What processing the document needs, in one statement (on the embedded database
+   * every statement waits for the one connection, which a batch's write may hold):
+   * its bytes, and its collection's language and embedders. Undefined when either is gone.
+   */
+  async material(q: Queryable, id: string, collectionId: string) {
+    const [row] = await q.query<{
+      content: Buffer;
+      language: string;
+      embedding_model: string | null;
+      embedding_dimensions: number | null;
+      pending_embedding_model: string | null;
+    }>(
+      `SELECT dc.content, c.language, c.embedding_model, c.embedding_dimensions, c.pending_embedding_model
+       FROM document_contents dc, collections c WHERE dc.document_id = $1 AND c.id = $2`,
+      [id, collectionId],
+    );
+    return row;
   },
 
   /**
-   * Locks the document for the final write, if this attempt still owns it: a document
+   * Locks the documents for the final write, those this attempt still owns: a document
    * deleted, or claimed again by another worker after this one's lease ran out, is
-   * not written by this one.
+   * not written by this one. Returns the ids locked (in id order, so two writers never
+   * wait on each other's).
    */
-  async lockOwned(q: Queryable, id: string, attempt: number): Promise<boolean> {
-    const rows = await q.query(`SELECT id FROM documents WHERE id = $1 AND attempts = $2 AND status = 'processing' FOR UPDATE`, [
-      id,
-      attempt,
-    ]);
-    return rows.length > 0;
+  async lockOwned(q: Queryable, docs: { id: string; attempt: number }[]): Promise<Set<string>> {
+    if (docs.length === 0) return new Set();
+    const rows = await q.query<{ id: string }>(
+      `SELECT d.id FROM documents d JOIN unnest($1::text[], $2::int[]) AS u(id, attempt) ON d.id = u.id AND d.attempts = u.attempt
+       WHERE d.status = 'processing' ORDER BY d.id FOR UPDATE OF d`,
+      [docs.map((d) => d.id), docs.map((d) => d.attempt)],
+    );
+    return new Set(rows.map((r) => r.id));
   },
 
-  async markReady(q: Queryable, id: string, chunkCount: number): Promise<void> {
+  async markReady(q: Queryable, docs: { id: string; chunkCount: number }[]): Promise<void> {
+    if (docs.length === 0) return;
     await q.query(
-      `UPDATE documents SET status = 'ready', stage = NULL, error = NULL, chunk_count = $2, lease_until = NULL, updated_at = now()
-       WHERE id = $1`,
-      [id, chunkCount],
+      `UPDATE documents SET status = 'ready', stage = NULL, error = NULL, chunk_count = u.n, lease_until = NULL, updated_at = now()
+       FROM unnest($1::text[], $2::int[]) AS u(id, n) WHERE documents.id = u.id`,
+      [docs.map((d) => d.id), docs.map((d) => d.chunkCount)],
     );
   },
 
@@ -99,16 +118,5 @@ export const ingestionJobs = {
        WHERE id = $1 AND attempts = $2 AND status = 'processing'`,
       [id, attempt, error],
     );
-  },
-
-  /** The collection's language and embedders, read when the document is processed. */
-  async collectionOf(q: Queryable, collectionId: string) {
-    const [row] = await q.query<{
-      language: string;
-      embedding_model: string | null;
-      embedding_dimensions: number | null;
-      pending_embedding_model: string | null;
-    }>('SELECT language, embedding_model, embedding_dimensions, pending_embedding_model FROM collections WHERE id = $1', [collectionId]);
-    return row;
   },
 };

@@ -10,10 +10,11 @@ import type { DocumentsConfig } from '../../../platform/config.js';
 import { ingestionJobs, type ClaimedDocument, type Stage } from './jobs.js';
 import { DocumentGone, processDocument, type ProcessDeps } from './process-document.js';
 import { reembedStep } from './reembed.js';
+import { BatchWriter } from './batch-writer.js';
 
 export type IngestionLog = (level: 'info' | 'warn' | 'error', message: string) => void;
 
-export interface IngestionDeps extends ProcessDeps {
+export interface IngestionDeps extends Omit<ProcessDeps, 'writer'> {
   db: Database;
   config: Pick<DocumentsConfig, 'ingestConcurrency' | 'ingestMaxAttempts'>;
   /** A worker renews its lease every third of this; a lease not renewed this long is taken as a dead worker's (GATEWAY_JOB_LEASE_SECONDS). */
@@ -22,6 +23,9 @@ export interface IngestionDeps extends ProcessDeps {
 }
 
 const DEFAULT_LEASE_SECONDS = 30;
+// Documents in flight per extraction thread: while the database writes one batch, the
+// next documents are extracted and embedded, and are then written together (batch-writer.ts).
+const DOCUMENTS_PER_THREAD = 4;
 const IDLE_POLL_MS = 60_000;
 // Never poll faster than this, even when something is due (a retry, another worker's document).
 const BUSY_POLL_MS = 1_000;
@@ -33,6 +37,7 @@ export class IngestionRunner {
   private wakeUp: (() => void) | undefined;
   private readonly workers: Promise<void>[] = [];
   private readonly leaseSeconds: number;
+  private readonly writer: BatchWriter;
   /**
    * The longest sleep with nothing due. On PostgreSQL an upload wakes only the replica
    * that took it, so another replica's idle workers look at least once a lease: a
@@ -42,6 +47,7 @@ export class IngestionRunner {
 
   constructor(private readonly deps: IngestionDeps) {
     this.leaseSeconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    this.writer = new BatchWriter(deps.db);
     this.idlePollMs = deps.db.kind === 'postgres' ? Math.min(IDLE_POLL_MS, this.leaseSeconds * 1000) : IDLE_POLL_MS;
   }
 
@@ -49,7 +55,7 @@ export class IngestionRunner {
     if (this.running) return;
     this.running = true;
     void this.resume().finally(() => {
-      for (let i = 0; i < this.deps.config.ingestConcurrency; i++) this.workers.push(this.work());
+      for (let i = 0; i < this.deps.config.ingestConcurrency * DOCUMENTS_PER_THREAD; i++) this.workers.push(this.work());
     });
   }
 
@@ -146,7 +152,7 @@ export class IngestionRunner {
     const timer = setInterval(() => void renew().catch(() => {}), (this.leaseSeconds * 1000) / 3);
     timer.unref();
     try {
-      const chunks = await processDocument(this.deps, doc, renew);
+      const chunks = await processDocument({ ...this.deps, writer: this.writer }, doc, renew);
       log?.('info', `ingestion: ${doc.id} ready, ${chunks} chunks`);
     } catch (error) {
       if (error instanceof DocumentGone || gone) return;
