@@ -39,7 +39,7 @@ export interface DocumentChunks {
 }
 
 // The full-text GIN index takes new entries into its pending list (fastupdate,
-// migration 0011) and every writer of chunks merges that list before it commits,
+// migration 0012) and every writer of chunks merges that list before it commits,
 // in bulk: one descent per distinct lexeme of the transaction instead of one per
 // lexeme of every chunk. No search ever meets a pending list, which the embedded
 // database (no autovacuum) would otherwise leave growing.
