@@ -37,22 +37,36 @@ export async function openaiRoutes(x: Exchange): Promise<void> {
       usage: { prompt_tokens: inputs.reduce((n, s) => n + wordCount(s), 0), total_tokens: inputs.reduce((n, s) => n + wordCount(s), 0) },
     });
   }
-  if (route === 'POST /v1/rerank' || route === 'POST /rerank') return openaiRerank(x, route === 'POST /rerank');
+  if (route === 'POST /v1/rerank' || route === 'POST /rerank') {
+    openaiRerank(x, route === 'POST /rerank');
+    return;
+  }
   return openaiError(x, 404, `Not found: ${route}`, 'invalid_request_error');
 }
 
 function openaiRerank(x: Exchange, tei: boolean): void {
   const b = x.fake.behaviour;
-  if (b.status !== undefined) return openaiError(x, b.status, `fake upstream answered ${b.status}`, 'server_error');
+  if (b.status !== undefined) {
+    openaiError(x, b.status, `fake upstream answered ${b.status}`, 'server_error');
+    return;
+  }
   const documents: unknown = tei ? x.body?.texts : x.body?.documents;
-  if (typeof x.body?.query !== 'string' || !Array.isArray(documents) || !documents.every((d) => typeof d === 'string'))
-    return openaiError(x, 400, "'query' and 'documents' are required", 'invalid_request_error');
-  if (!servable(b, x.body?.model)) return openaiNoModel(x);
+  if (typeof x.body?.query !== 'string' || !Array.isArray(documents) || !documents.every((d) => typeof d === 'string')) {
+    openaiError(x, 400, "'query' and 'documents' are required", 'invalid_request_error');
+    return;
+  }
+  if (!servable(b, x.body?.model)) {
+    openaiNoModel(x);
+    return;
+  }
   const rule = b.rerank ?? queryWordShare;
   const scored = documents.map((document: string, index) => ({ index, score: rule(x.body.query, document) }));
   scored.sort((l, r) => r.score - l.score);
-  if (tei) return sendJson(x, 200, scored);
-  return sendJson(x, 200, {
+  if (tei) {
+    sendJson(x, 200, scored);
+    return;
+  }
+  sendJson(x, 200, {
     id: 'rerank-fake',
     model: x.body.model,
     results: scored.map((s) => ({ index: s.index, relevance_score: s.score })),
