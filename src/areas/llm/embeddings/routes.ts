@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EngineError, type EngineKind } from '../../../engines/types.js';
 import { AppError, shuttingDown } from '../../../platform/errors.js';
 import { principalOf } from '../../guard.js';
+import { unaryCallRecorder } from '../usage/unary-call.js';
 import { problems } from '../../schemas.js';
 import { toHttpFailure } from '../chat/engine-failures.js';
 import type { OpenCalls } from '../calls/open-calls.js';
@@ -52,26 +53,10 @@ export const embeddingRoutes: FastifyPluginAsyncTypebox<{ deps: EmbeddingRouteDe
       schema: { body: EmbeddingBody, response: { 200: EmbeddingList, ...problems(400, 401, 403, 404, 503) } },
     },
     async (request, reply) => {
-      const started = performance.now();
       const principal = principalOf(request);
       const body = request.body;
       const input = parseInput(body.input);
-      const record = (model: string, nodeId: string | null, status: string, promptTokens: number) =>
-        deps.usage.record({
-          tenantId: principal.tenantId,
-          principalKind: principal.kind,
-          principalId: principal.subject,
-          customerId: principal.customerId,
-          endpoint: 'embeddings',
-          model,
-          nodeId,
-          stream: false,
-          promptTokens,
-          completionTokens: 0,
-          latencyMs: performance.now() - started,
-          status,
-          correlationId: String(request.id),
-        });
+      const record = unaryCallRecorder(deps.usage, request, principal, 'embeddings');
       if (deps.builtIn.ids.includes(body.model)) {
         const vectors = await embedBuiltIn(deps.builtIn.embedders, principal.tenantId, body.model, input, body.dimensions, (error) => {
           if (error instanceof AppError) {

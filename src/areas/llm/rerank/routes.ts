@@ -8,6 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EngineError } from '../../../engines/types.js';
 import { AppError, shuttingDown } from '../../../platform/errors.js';
 import { principalOf } from '../../guard.js';
+import { unaryCallRecorder } from '../usage/unary-call.js';
 import { problems } from '../../schemas.js';
 import { toHttpFailure } from '../chat/engine-failures.js';
 import type { OpenCalls } from '../calls/open-calls.js';
@@ -32,26 +33,10 @@ export const rerankRoutes: FastifyPluginAsyncTypebox<{ deps: RerankRouteDeps }> 
       schema: { body: RerankBody, response: { 200: RerankList, ...problems(400, 401, 403, 404, 503) } },
     },
     async (request, reply) => {
-      const started = performance.now();
       const principal = principalOf(request);
       const body = request.body;
       const documents = body.documents.map((d) => (typeof d === 'string' ? d : d.text));
-      const record = (model: string, nodeId: string | null, status: string, promptTokens: number) =>
-        deps.usage.record({
-          tenantId: principal.tenantId,
-          principalKind: principal.kind,
-          principalId: principal.subject,
-          customerId: principal.customerId,
-          endpoint: 'rerank',
-          model,
-          nodeId,
-          stream: false,
-          promptTokens,
-          completionTokens: 0,
-          latencyMs: performance.now() - started,
-          status,
-          correlationId: String(request.id),
-        });
+      const record = unaryCallRecorder(deps.usage, request, principal, 'rerank');
       let model: string;
       try {
         model = await deps.router.resolveModel(principal.tenantId, body.model);
