@@ -16,8 +16,6 @@ import type { VectorHit } from './vector.js';
 
 export interface Evidence {
   coverage: number;
-  /** The best of the lexical leg's first few passages by what they lack (LexicalHit.missing): 0 when one holds every distinctive term. */
-  missing: number;
   /** Null when the vector leg did not run or found too few chunks for a neighbourhood. */
   margin: number | null;
   /** The best vector similarity, for a search of a few chunks (no neighbourhood). */
@@ -63,7 +61,6 @@ export const ANSWERABILITY: AnswerabilityRule = {
 
 export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[], alignment: number | null = null): Evidence {
   const coverage = lexical.reduce((best, hit) => Math.max(best, hit.relevance), 0);
-  const missing = lexical.slice(0, AGREEMENT_DEPTH).reduce((best, hit) => Math.min(best, hit.missing), 1);
   const top = vector[0];
   const margin =
     vector.length >= NEIGHBOURHOOD && top
@@ -72,7 +69,7 @@ export function evidenceOf(lexical: LexicalHit[], vector: VectorHit[], alignment
   const lexicalTop = new Set(lexical.slice(0, AGREEMENT_DEPTH).map((h) => h.chunkId));
   const vectorTop = new Set(vector.slice(0, AGREEMENT_DEPTH).map((h) => h.chunkId));
   const agreement = (lexical[0] !== undefined && vectorTop.has(lexical[0].chunkId)) || (top !== undefined && lexicalTop.has(top.chunkId));
-  return { coverage, missing, margin, similarity: top ? top.similarity : null, agreement, alignment };
+  return { coverage, margin, similarity: top ? top.similarity : null, agreement, alignment };
 }
 
 export function isAnswerable(evidence: Evidence, rule: AnswerabilityRule = ANSWERABILITY): boolean {
@@ -80,6 +77,6 @@ export function isAnswerable(evidence: Evidence, rule: AnswerabilityRule = ANSWE
   if (evidence.alignment !== null) return evidence.alignment >= rule.alignment;
   if (evidence.similarity === null) return evidence.coverage >= rule.textOnlyCoverage;
   if (evidence.agreement && evidence.coverage >= rule.agreedCoverage) return true;
-  if (evidence.similarity === null || evidence.similarity < rule.similarity) return false;
+  if (evidence.similarity < rule.similarity) return false;
   return evidence.margin === null || evidence.margin >= rule.margin;
 }

@@ -25,12 +25,6 @@ export interface LexicalHit {
    * count in the mass at their full idf, so a question about something else scores low.
    */
   relevance: number;
-  /**
-   * 0..1: the most distinctive query term the collections hold that this passage lacks
-   * (its idf over the largest idf possible there); 0 when it holds every one. A passage
-   * about the right topic that lacks the one specific asked about scores high.
-   */
-  missing: number;
 }
 
 export interface LexicalSearch {
@@ -83,20 +77,19 @@ export async function lexicalCandidates(q: Queryable, search: LexicalSearch): Pr
   // Each term's occurrences, and those in the title or heading path, read through ts_rank
   // (see TF_OF_RANK), on one in-memory copy of the tsvector per chunk (`|| ''`: three times
   // faster than ts_rank on the stored column, measured).
-  const rows = await q.query<{ id: string; bm25: number; matched: number[] }>(
+  const rows = await q.query<{ id: string; bm25: number }>(
     `WITH matched AS MATERIALIZED (
        SELECT c.id, c.length, c.tsv || ''::tsvector AS tsv FROM chunks c
        WHERE c.tenant_id = $1 AND c.collection_id = ANY($2::text[]) AND c.tsv @@ $3::tsquery
          AND ($4::text[] IS NULL OR c.document_id = ANY($4::text[]))
        LIMIT $5
      ), frequencies AS (
-       SELECT m.id, m.length, t.idf, t.i, ${tfOfRank('r.any_weight')} + $10::int * ${tfOfRank('r.title')} AS tf
+       SELECT m.id, m.length, t.idf, ${tfOfRank('r.any_weight')} + $10::int * ${tfOfRank('r.title')} AS tf
        FROM matched m
-       CROSS JOIN unnest($6::tsquery[], $7::float8[]) WITH ORDINALITY AS t(query, idf, i)
+       CROSS JOIN unnest($6::tsquery[], $7::float8[]) AS t(query, idf)
        CROSS JOIN LATERAL (SELECT ts_rank('{1,1,1,1}', m.tsv, t.query) AS any_weight, ts_rank('{0,0,0,1}', m.tsv, t.query) AS title) r
      )
-     SELECT id, sum(idf * tf * ($8::float8 + 1) / (tf + $8::float8 * (1 - $9::float8 + $9::float8 * length / $11::float8)))::float8 AS bm25,
-            array_agg(i::int) AS matched
+     SELECT id, sum(idf * tf * ($8::float8 + 1) / (tf + $8::float8 * (1 - $9::float8 + $9::float8 * length / $11::float8)))::float8 AS bm25
      FROM frequencies WHERE tf > 0
      GROUP BY id
      ORDER BY bm25 DESC, id
@@ -116,12 +109,7 @@ export async function lexicalCandidates(q: Queryable, search: LexicalSearch): Pr
       search.limit ?? LEXICAL_CANDIDATES,
     ],
   );
-  const rarest = Math.log(1 + (chunkCount - 0.5) / 1.5);
-  return rows.map((row) => {
-    const held = new Set(row.matched);
-    const missing = present.reduce((most, t, i) => (held.has(i + 1) ? most : Math.max(most, t.idf)), 0);
-    return { chunkId: row.id, bm25: row.bm25, relevance: Math.min(1, row.bm25 / idfMass), missing: Math.min(1, missing / rarest) };
-  });
+  return rows.map((row) => ({ chunkId: row.id, bm25: row.bm25, relevance: Math.min(1, row.bm25 / idfMass) }));
 }
 
 /** A tsquery matching any of the lexemes, taken as they are (already normalised: no second stemming). */
