@@ -6,8 +6,6 @@
 // search is answerable when its best score reaches RERANK_ANSWERABLE.
 // A reranker that cannot answer (node down, model unknown to the tenant, an error of any
 // kind) never fails the search: the fused order stands and the answer says so.
-import type { Queryable } from '../../../platform/db/database.js';
-import { retrievalRepository } from './repository.js';
 
 /**
  * Scores of `documents` against `query` by `model` for the tenant, one per document, in
@@ -16,7 +14,6 @@ import { retrievalRepository } from './repository.js';
 export type Reranker = (tenantId: string, model: string, query: string, documents: string[]) => Promise<number[]>;
 
 export interface RerankingDeps {
-  db: Queryable;
   /** Absent: no reranker wired (every reranked search degrades to the fused order). */
   rerank?: Reranker | undefined;
 }
@@ -76,53 +73,38 @@ export function answerableByReranker(candidates: readonly { rerankScore: number 
   return (candidates[0]?.rerankScore ?? 0) >= threshold;
 }
 
-/** A fused hit as search.ts has it: its id, the fused value it is ordered by, its evidence score (0..1). */
+/** A ranked hit as search.ts has it: its id and its evidence score (0..1). */
 export interface FusedCandidate {
   chunkId: string;
-  fused: number;
   score: number;
 }
 
 export type RerankedHits<T> = { reranker: 'applied'; hits: Reranked<T>[]; answerable: boolean } | { reranker: 'unavailable'; hits: T[] };
 
 /**
- * For search.ts: the top RERANK_CANDIDATES of a fused ranking (best first), their text
- * read within the tenant, reranked. Applied: the hits in the reranker's order, `score`
- * the reranker's (clamped to 0..1, what the snippet shows) and `fused` the fused values
- * of the ranks they now hold, so merging with other scopes' hits by `fused` keeps this
- * order; `answerable` by RERANK_ANSWERABLE. Unavailable: the candidates as they were.
+ * For search.ts: the head of a ranking (best first, at most RERANK_CANDIDATES), reranked
+ * on the text `contentOf` gives (the rows search has already read). Applied: the hits in
+ * the reranker's order, `score` the reranker's (clamped to 0..1, what the snippet shows),
+ * `answerable` by RERANK_ANSWERABLE. Unavailable: the head as it was.
  */
 export async function rerankFused<T extends FusedCandidate>(
-  deps: RerankingDeps,
+  rerank: Reranker | undefined,
   tenantId: string,
   query: string,
   model: string,
-  fused: T[],
+  head: T[],
+  contentOf: (chunkId: string) => string | undefined,
 ): Promise<RerankedHits<T>> {
-  const top = fused.slice(0, RERANK_CANDIDATES);
-  if (top.length === 0) return { reranker: 'applied', hits: [], answerable: false };
-  if (!deps.rerank) return { reranker: 'unavailable', hits: top };
-  const contents = new Map(
-    (
-      await retrievalRepository.snippets(
-        deps.db,
-        tenantId,
-        top.map((h) => h.chunkId),
-      )
-    ).map((r) => [r.id, r.content]),
-  );
   // A chunk deleted since ranking is left out, as toSnippets leaves it out.
-  const candidates = top.flatMap((hit) => {
-    const content = contents.get(hit.chunkId);
+  const candidates = head.flatMap((hit) => {
+    const content = contentOf(hit.chunkId);
     return content === undefined ? [] : [{ ...hit, content }];
   });
-  const outcome = await rerankCandidates(deps.rerank, tenantId, model, query, candidates);
-  if (outcome.reranker === 'unavailable') return { reranker: 'unavailable', hits: top };
-  const ranks = candidates.map((c) => c.fused);
-  const hits = outcome.candidates.map(({ content: _content, ...hit }, rank) => ({
+  const outcome = await rerankCandidates(rerank, tenantId, model, query, candidates);
+  if (outcome.reranker === 'unavailable') return { reranker: 'unavailable', hits: head };
+  const hits = outcome.candidates.map(({ content: _content, ...hit }) => ({
     ...(hit as unknown as T),
     rerankScore: hit.rerankScore,
-    fused: ranks[rank]!,
     score: Math.min(1, Math.max(0, hit.rerankScore)),
   }));
   return { reranker: 'applied', hits, answerable: answerableByReranker(hits) };

@@ -13,7 +13,7 @@ import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexica
 import { retrievalRepository, type SnippetRow } from './repository.js';
 import type { Mode, RetrievalRequest, RetrievalResult, RetrievalStatus, Snippet } from '../../grounding.js';
 import { EmbedderUnavailableError } from '../embedders/errors.js';
-import { rerankFused, type RerankingDeps } from './rerank.js';
+import { RERANK_CANDIDATES, rerankFused, type RerankingDeps } from './rerank.js';
 import { resolveScopes, type SearchCollection, type SearchScope } from './scopes.js';
 import { VECTOR_CANDIDATES, type VectorHit, vectorCandidates } from './vector.js';
 
@@ -107,14 +107,17 @@ export async function rankScope(
 ): Promise<{ hits: FusedHit[]; reranker?: 'applied' | 'unavailable' }> {
   const fused = fuse(legs.lexical, legs.vector);
   const head = fused.slice(0, ALIGNED_CANDIDATES);
-  const english = scope.collections.every((c) => c.language === 'english');
-  if (deps.align && english && head.length) await readRows(deps, tenantId, head, rows);
-  const aligned = await alignHead(english ? deps.align : undefined, query, head, rows, FUSION.k);
+  // The word vectors are English: other languages keep the fused order.
+  const align = scope.collections.every((c) => c.language === 'english') ? deps.align : undefined;
+  if (align) await readRows(deps, tenantId, head, rows);
+  const aligned = await alignHead(align, query, head, rows, FUSION.k);
   let ranked: FusedHit[] = [...aligned.hits, ...fused.slice(ALIGNED_CANDIDATES)];
   let answerable: boolean | undefined;
   let reranker: 'applied' | 'unavailable' | undefined;
   if (scope.rerankModel) {
-    const reranked = await rerankFused(deps, tenantId, query, scope.rerankModel, ranked);
+    const candidates = ranked.slice(0, RERANK_CANDIDATES);
+    await readRows(deps, tenantId, candidates, rows);
+    const reranked = await rerankFused(deps.rerank, tenantId, query, scope.rerankModel, candidates, (id) => rows.get(id)?.content);
     reranker = reranked.reranker;
     if (reranked.reranker === 'applied') [ranked, answerable] = [reranked.hits, reranked.answerable];
   }
