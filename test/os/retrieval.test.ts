@@ -7,6 +7,8 @@ import { seedWorld, type World } from '../helpers/world.js';
 import { retrieve, EmbedderUnavailableError, type RetrievalRequest } from '../../src/areas/os/retrieval/search.js';
 import { anyOf, lexicalCandidates, tfOfRank } from '../../src/areas/os/retrieval/lexical.js';
 import { ANSWERABILITY } from '../../src/areas/os/retrieval/answerability.js';
+import { reorder } from '../../src/areas/os/retrieval/alignment-rank.js';
+import { FUSION } from '../../src/areas/os/retrieval/fusion.js';
 import { removeDocumentChunks } from '../../src/areas/os/chunks/store.js';
 import { resolveScopes } from '../../src/areas/os/retrieval/scopes.js';
 import { setApiKeyStatus } from '../../src/areas/auth/api-keys/service.js';
@@ -262,6 +264,34 @@ describe('os retrieval', () => {
       retrieve(depsOf(gw), tenantA, { query: 'parking', ragScopes: [{ topK: 3 }] }),
       (error: unknown) => error instanceof AppError && error.code === 'VALIDATION_FAILED',
     );
+  });
+
+  it('aligns passages word by word on the built-in vectors, and re-orders the fused head by it', async (t) => {
+    if (!gw.ctx.vector) return t.skip('the built-in word vectors are loaded only with pgvector');
+    const [same, reworded, unrelated] = (await gw.ctx.os.embedders.align('how much vacation do employees get', [
+      'How much vacation do employees get?',
+      'Staff receive twenty-five days of paid holiday each year.',
+      'Invoices are sent on the first working day of each month.',
+    ]))!;
+    assert.ok(Math.abs(same! - 1) < 1e-6, `the same words align fully: ${same}`);
+    assert.ok(reworded! > unrelated!, `holiday for vacation: ${reworded} against ${unrelated}`);
+
+    const head = [{ chunkId: 'a' }, { chunkId: 'b' }, { chunkId: 'c' }];
+    const { hits, best } = reorder(
+      head,
+      new Map([
+        ['a', 0.2],
+        ['b', 0.9],
+        ['c', 0.5],
+      ]),
+      FUSION.k,
+    );
+    assert.deepEqual(
+      hits.map((h) => h.chunkId),
+      ['b', 'a', 'c'],
+      'fused 2nd but aligned 1st leads; fused 1st keeps 2nd',
+    );
+    assert.equal(best, 0.9);
   });
 
   it('drops a deleted document from results at once, and takes its statistics back out', async () => {
