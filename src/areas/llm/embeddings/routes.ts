@@ -5,9 +5,9 @@
 // embedder (listed by GET /models) answers here too. Inputs are never logged.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EngineError, type EngineKind } from '../../../engines/types.js';
-import { AppError, shuttingDown } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { principalOf } from '../../guard.js';
-import { unaryCallRecorder } from '../usage/unary-call.js';
+import { failedUnaryCall, unaryCallRecorder } from '../usage/unary-call.js';
 import { problems } from '../../schemas.js';
 import { toHttpFailure } from '../chat/engine-failures.js';
 import type { OpenCalls } from '../calls/open-calls.js';
@@ -103,18 +103,7 @@ export const embeddingRoutes: FastifyPluginAsyncTypebox<{ deps: EmbeddingRouteDe
         record(model, lease.node.id, 'ok', promptTokens);
         return listOf(vectors, model, body.encoding_format, promptTokens);
       } catch (error) {
-        if (client.gone()) {
-          record(model, null, 'client_closed', 0);
-          reply.hijack();
-          return reply;
-        }
-        if (client.interrupted()) {
-          record(model, null, 'interrupted', 0);
-          throw shuttingDown();
-        }
-        const failure = toHttpFailure(error, deps.retryAfterSeconds);
-        record(model, null, (failure as { status?: number }).status === 503 ? 'unavailable' : 'engine_error', 0);
-        throw failure;
+        return failedUnaryCall(error, { client, reply, record, model }, (e) => toHttpFailure(e, deps.retryAfterSeconds));
       } finally {
         client.dispose();
       }

@@ -6,9 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { EngineError } from '../../../engines/types.js';
-import { AppError, shuttingDown } from '../../../platform/errors.js';
+import { AppError } from '../../../platform/errors.js';
 import { principalOf } from '../../guard.js';
-import { unaryCallRecorder } from '../usage/unary-call.js';
+import { failedUnaryCall, unaryCallRecorder } from '../usage/unary-call.js';
 import { problems } from '../../schemas.js';
 import { toHttpFailure } from '../chat/engine-failures.js';
 import type { OpenCalls } from '../calls/open-calls.js';
@@ -68,21 +68,9 @@ export const rerankRoutes: FastifyPluginAsyncTypebox<{ deps: RerankRouteDeps }> 
           usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
         };
       } catch (error) {
-        if (client.gone()) {
-          record(model, null, 'client_closed', 0);
-          reply.hijack();
-          return reply;
-        }
-        if (client.interrupted()) {
-          record(model, null, 'interrupted', 0);
-          throw shuttingDown();
-        }
-        const failure =
-          error instanceof EngineError && error.failure === 'endpoint_missing'
-            ? cannotRerank()
-            : toHttpFailure(error, deps.retryAfterSeconds);
-        record(model, null, (failure as { status?: number }).status === 503 ? 'unavailable' : 'engine_error', 0);
-        throw failure;
+        return failedUnaryCall(error, { client, reply, record, model }, (e) =>
+          e instanceof EngineError && e.failure === 'endpoint_missing' ? cannotRerank() : toHttpFailure(e, deps.retryAfterSeconds),
+        );
       } finally {
         client.dispose();
       }
