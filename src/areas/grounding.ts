@@ -49,8 +49,9 @@ export type Mode = Static<typeof Mode>;
  * A passage of a document, as grounding puts it into the prompt. `score` (0..1) is
  * the strength of its best evidence: the share of the query's information (BM25 idf
  * mass, each term saturating at one average occurrence) the passage covers, or the
- * cosine similarity of its vector to the query's, whichever is higher. Snippets are
- * ordered by the fused rank, not by this score.
+ * cosine similarity of its vector to the query's, whichever is higher; where a rerank
+ * model ordered them, that model's score. Snippets are ordered by the final ranking
+ * (fused, aligned, reranked), not by this score.
  */
 export const Snippet = Type.Object({
   id: Type.String(),
@@ -75,7 +76,7 @@ export type Snippet = Static<typeof Snippet>;
  * - `indexing`: none, and documents of the scope are still queued or processing.
  * - `no_documents`: none, and the scope has no searchable chunk at all.
  * - `embedder_unavailable`: none lexically, and the embedder could not embed the query.
- * - `no_matches`: none passed the relevance threshold.
+ * - `no_matches`: the query's best evidence did not hold up (judged once per query, retrieval/answerability.ts).
  */
 export const RetrievalStatus = Type.Union([
   Type.Literal('active'),
