@@ -1,0 +1,2 @@
+// The account pages' strings (keys start with `account.`).
+export const account = {} as const;

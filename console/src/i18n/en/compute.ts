@@ -1,0 +1,2 @@
+// The compute pages' strings (keys start with `compute.`).
+export const compute = {} as const;

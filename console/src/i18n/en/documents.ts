@@ -1,0 +1,2 @@
+// The documents pages' strings (keys start with `documents.`).
+export const documents = {} as const;

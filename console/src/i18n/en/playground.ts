@@ -1,0 +1,2 @@
+// The playground pages' strings (keys start with `playground.`).
+export const playground = {} as const;

@@ -1,0 +1,2 @@
+// The retrieval pages' strings (keys start with `retrieval.`).
+export const retrieval = {} as const;

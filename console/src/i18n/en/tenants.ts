@@ -1,0 +1,2 @@
+// The tenants pages' strings (keys start with `tenants.`).
+export const tenants = {} as const;

@@ -1,0 +1,2 @@
+// The threads pages' strings (keys start with `threads.`).
+export const threads = {} as const;

@@ -1,0 +1,2 @@
+// The users pages' strings (keys start with `users.`).
+export const users = {} as const;

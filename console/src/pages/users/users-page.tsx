@@ -1,0 +1,10 @@
+// Being written: the page's heading only, until its engineer lands it.
+import { t } from '../../i18n/index.js';
+
+export function UsersPage() {
+  return (
+    <section class="page">
+      <h1>{t('nav.users')}</h1>
+    </section>
+  );
+}
