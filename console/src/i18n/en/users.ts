@@ -1,2 +1,67 @@
 // The users pages' strings (keys start with `users.`).
-export const users = {} as const;
+export const users = {
+  'users.title': 'Users',
+  'users.intro': 'The people who can sign in to this tenant. Usernames and e-mail addresses are unique across the whole gateway.',
+  'users.listLabel': 'users',
+  'users.create': 'Create user',
+
+  'users.col.username': 'Username',
+  'users.col.email': 'E-mail',
+  'users.col.roles': 'Roles',
+  'users.col.status': 'Status',
+  'users.col.twoFactor': 'Two-factor',
+  'users.col.created': 'Created',
+  'users.col.actions': 'Actions',
+
+  'users.status.active': 'active',
+  'users.status.disabled': 'disabled',
+  'users.twoFactor.on': 'on',
+  'users.twoFactor.off': 'off',
+  'users.noEmail': '—',
+  'users.role.member': 'Member',
+  'users.role.admin': 'Administrator',
+  'users.role.platform_admin': 'Platform administrator',
+  'users.you': '(you)',
+
+  'users.edit': 'Edit',
+  'users.editLabel': 'Edit {username}',
+
+  'users.createTitle': 'Create a user',
+  'users.username': 'Username',
+  'users.usernameHint': '2–64 letters, digits, dots, dashes or underscores, starting with a letter or digit (no @).',
+  'users.email': 'E-mail (optional)',
+  'users.password': 'Password',
+  'users.passwordHint': '{min} to {max} characters. Give it to the user over a safe channel.',
+  'users.role': 'Role',
+  'users.roleHint': 'Administrators manage this tenant’s users, keys, compute and usage. Members use the playground and read documents.',
+  'users.submitCreate': 'Create user',
+  'users.creating': 'Creating…',
+  'users.created': 'User {username} created.',
+
+  'users.editTitle': 'Edit {username}',
+  'users.platformAdminNote': 'This account is a platform administrator: only a platform administrator can change it.',
+  'users.detailsLegend': 'Role and e-mail',
+  'users.emailEdit': 'E-mail',
+  'users.emailEditHint': 'Empty removes the address.',
+  'users.saveDetails': 'Save role and e-mail',
+  'users.saved': '{username} saved.',
+  'users.nothingChanged': 'Nothing changed.',
+
+  'users.statusLegend': 'Access',
+  'users.statusActive': 'This account is active.',
+  'users.statusDisabled': 'This account is disabled: its owner cannot sign in.',
+  'users.disable': 'Disable',
+  'users.enable': 'Enable',
+  'users.disableHint':
+    'Disabling signs the user out everywhere at once: their sessions end and their next request is refused. Enable the account to let them sign in again.',
+  'users.selfDisable': 'You cannot disable your own account, nor remove your own administrator role.',
+  'users.disabled': '{username} disabled and signed out everywhere.',
+  'users.enabled': '{username} enabled.',
+
+  'users.passwordLegend': 'Reset password',
+  'users.newPassword': 'New password',
+  'users.resetHint':
+    'A new password ends all of the user’s sessions: they sign in again with it. Their two-factor setting does not change.',
+  'users.resetPassword': 'Reset password',
+  'users.passwordReset': 'Password of {username} reset; their sessions ended.',
+} as const;

@@ -41,7 +41,7 @@ export function KeysPage() {
 
   const columns: Column<ApiKeyRecord>[] = [
     { header: t('keys.col.name'), rowHeader: true, cell: (key) => key.name },
-    { header: t('keys.col.key'), cell: (key) => <span class="mono nowrap">{key.maskedKey}</span> },
+    { header: t('keys.col.key'), cell: (key) => <span class="mono key-nowrap">{key.maskedKey}</span> },
     { header: t('keys.col.status'), cell: (key) => <StatusBadge apiKey={key} /> },
     { header: t('keys.col.scopes'), cell: (key) => <span class="mono">{scopesOf(key).join(' ') || t('keys.noScopes')}</span> },
     { header: t('keys.col.customer'), cell: (key) => key.customerId ?? '—' },
@@ -85,7 +85,7 @@ export function KeysPage() {
 
   return (
     <section class="page stack">
-      <div class="page-head">
+      <div class="keys-head">
         <h1>{t('keys.title')}</h1>
         <button type="button" class="primary" onClick={() => setCreating(true)}>
           {t('keys.create')}
