@@ -60,7 +60,6 @@ export const playground = {
   'playground.list.colMessages': 'Messages',
   'playground.list.colActivity': 'Last activity',
   'playground.list.continue': 'Continue',
-  'playground.list.continueLabel': 'Continue {title}',
   'playground.list.rename': 'Rename',
   'playground.list.renameLabel': 'Rename {title}',
   'playground.list.renameTitle': 'Rename the conversation',
