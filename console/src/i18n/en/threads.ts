@@ -1,2 +1,29 @@
 // The threads pages' strings (keys start with `threads.`).
-export const threads = {} as const;
+export const threads = {
+  'threads.title': 'Threads',
+  'threads.intro':
+    'Threads of the Assistants API that you made while signed in, newest first. Threads made with API keys belong to the keys and are not listed here.',
+  'threads.pages': 'Threads pages',
+  'threads.empty': 'No threads yet.',
+  'threads.colThread': 'Thread',
+  'threads.colScope': 'Grounding',
+  'threads.colMetadata': 'Metadata',
+  'threads.scopeNone': 'none',
+  'threads.scopeCount': '{workspaces} workspaces, {collections} collections',
+  'threads.back': 'All threads',
+  'threads.threadTitle': 'Thread {id}',
+  'threads.messages': 'Messages',
+  'threads.messagePages': 'Messages pages',
+  'threads.noMessages': 'This thread has no messages.',
+  'threads.user': 'User',
+  'threads.assistant': 'Assistant',
+  'threads.citations': 'Citations',
+  'threads.citation': '{marker} document {id}',
+  'threads.runs': 'Runs',
+  'threads.runPages': 'Runs pages',
+  'threads.noRuns': 'This thread has no runs.',
+  'threads.colRun': 'Run',
+  'threads.colModel': 'Model',
+  'threads.colTokens': 'Tokens',
+  'threads.colProblem': 'Error or reason',
+} as const;
