@@ -34,6 +34,7 @@ import { paramsSchemaFor, textRulePlugin, withTextRules } from './text-rules.js'
 import { apiDocsRoutes, collectApiSchemas, declareDocsRoutesPublic } from './api-docs.js';
 import { markRequestSpans, markTenantOnSpans } from './request-spans.js';
 import { serveMetrics } from '../platform/metrics/routes.js';
+import { consoleSite } from './console.js';
 
 const LOG_BUFFER_BYTES = 4096;
 const LOG_FLUSH_MS = 1000;
@@ -110,7 +111,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     const { body, querystring, params } = route.schema ?? {};
     const access = accessOf(route.method, route.url, route.config?.access);
     for (const method of [route.method].flat()) {
-      routeTable.push({ method, url: route.url, access, schema: { body, querystring, params } });
+      routeTable.push({ method, url: route.url, access, hidden: route.schema?.hide === true, schema: { body, querystring, params } });
     }
   });
   // The OpenAPI document is built from every route registered from here on.
@@ -186,7 +187,9 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
   const coordinationLog = app.log.child({ area: 'coordination' });
   ctx.coordination.setLog((level, message) => coordinationLog[level](message));
 
-  registerErrorHandling(app);
+  // The web console's pages are the paths no route claims: the not-found handler asks it first.
+  const site = consoleSite(config.console, app.log);
+  registerErrorHandling(app, site?.fallback);
   registerAuthentication(app, ctx.auth.credentials, ctx.secrets.internalTokenKey);
 
   await app.register(edgeRoutes, { deps: ctx });
@@ -211,6 +214,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     await areas.register(retrievalRoutes, { prefix: '/api/os', deps: ctx.os.retrieval });
     await areas.register(llmRoutes, { prefix: '/api/llm/v1', deps: ctx });
   });
+  await site?.register(app);
   return app;
 }
 

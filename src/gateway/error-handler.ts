@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, problem, type ErrorCode, type FieldError, type OpenAIError, type Problem } from '../platform/errors.js';
 import { CORRELATION_HEADER } from './correlation.js';
+import type { NotFoundFallback } from './console.js';
 
 // Failures Fastify or Node raise on their own, by HTTP status, as codes of the one table.
 const FRAMEWORK_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
@@ -42,7 +43,8 @@ function toAppError(error: FastifyError): AppError | undefined {
   return undefined;
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** `notFound`: asked first about a path no route matched (the console's pages, console.ts). */
+export function registerErrorHandling(app: FastifyInstance, notFound?: NotFoundFallback): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const known = toAppError(error);
     if (known) return send(reply, request, known);
@@ -51,6 +53,7 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (notFound?.(request, reply)) return;
     send(reply, request, new AppError('NOT_FOUND', `No route for ${request.method} ${request.url.split('?')[0]}.`));
   });
 }

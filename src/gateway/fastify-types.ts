@@ -33,6 +33,8 @@ export interface RouteSummary {
   method: string;
   url: string;
   access: RouteAccess;
+  /** Left out of the API document (`schema.hide`): the document itself, the docs UI and the web console. */
+  hidden: boolean;
   /** The route's request schemas, as registered (undefined where the route has none). */
   schema: { body?: unknown; querystring?: unknown; params?: unknown };
 }

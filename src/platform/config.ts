@@ -2,6 +2,7 @@
 // validated Config; a bad value stops the start with a message naming the variable.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { ConfigError, Reader, type Env } from './config-reader.js';
 
@@ -22,6 +23,8 @@ export interface Config {
   trustProxyHops: number;
   /** Interactive API docs at /docs (GATEWAY_API_DOCS); /openapi.json is served either way. */
   apiDocs: boolean;
+  /** The web console at / (GATEWAY_CONSOLE; off: not served at all), from the directory `npm run build` writes it to. */
+  console: { enabled: boolean; dir: string };
   logLevel: string;
   secret: string | undefined;
   bootstrap: { tenant?: string; adminUsername?: string; adminPassword?: string; adminEmail?: string };
@@ -154,6 +157,10 @@ export const DEFAULT_TENANT_NODE_DENY_CIDRS = [
   'fc00::/7',
 ];
 
+// The package's own build (`npm run build` writes dist/console): two levels up from
+// this file both as source (src/platform/) and as built (dist/platform/).
+const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../dist/console/', import.meta.url));
+
 /** Reads config from `env`, overlaid on the optional JSON file named by GATEWAY_CONFIG_FILE. */
 export function loadConfig(env: Env = process.env): Config {
   const file = env.GATEWAY_CONFIG_FILE ? readConfigFile(env.GATEWAY_CONFIG_FILE) : {};
@@ -184,6 +191,10 @@ export function loadConfig(env: Env = process.env): Config {
     corsOrigins: read.list('GATEWAY_CORS_ORIGINS').map((origin) => read.origin('GATEWAY_CORS_ORIGINS', origin)),
     trustProxyHops: readTrustProxy(read.string('GATEWAY_TRUST_PROXY')),
     apiDocs: read.oneOf('GATEWAY_API_DOCS', ['on', 'off'], 'on') === 'on',
+    console: {
+      enabled: read.oneOf('GATEWAY_CONSOLE', ['on', 'off'], 'on') === 'on',
+      dir: path.resolve(read.string('GATEWAY_CONSOLE_DIR') ?? DEFAULT_CONSOLE_DIR),
+    },
     logLevel: read.oneOf('GATEWAY_LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     secret,
     bootstrap: {

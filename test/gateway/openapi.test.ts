@@ -41,7 +41,7 @@ const EXPECTED_SECURITY: Record<RouteAccess, unknown[]> = {
  */
 const DOCUMENTED_METHODS = new Set(['GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'TRACE']);
 function documented(route: RouteSummary): boolean {
-  if (!DOCUMENTED_METHODS.has(route.method)) return false;
+  if (!DOCUMENTED_METHODS.has(route.method) || route.hidden) return false;
   return route.url !== '/openapi.json' && route.url !== '/docs' && !route.url.startsWith('/docs/');
 }
 
