@@ -75,25 +75,29 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
           placeholder="llm:read llm:write"
         />
       </label>
-      <p id="new-key-scopes-hint" class="muted">
+      <p id="new-key-scopes-hint" class="muted key-hint">
         {t('keys.scopesHint')}
       </p>
-      <div class="row">
-        <label>
-          {t('keys.expires')}
-          <input name="expires" type="date" min={today()} aria-describedby="new-key-expires-hint" />
-        </label>
-        <label>
-          {t('keys.customer')}
-          <input name="customerId" maxLength={200} autocomplete="off" aria-describedby="new-key-customer-hint" />
-        </label>
+      <div class="row key-fields">
+        <div class="stack">
+          <label>
+            {t('keys.expires')}
+            <input name="expires" type="date" min={today()} aria-describedby="new-key-expires-hint" />
+          </label>
+          <p id="new-key-expires-hint" class="muted key-hint">
+            {t('keys.expiresHint')}
+          </p>
+        </div>
+        <div class="stack">
+          <label>
+            {t('keys.customer')}
+            <input name="customerId" maxLength={200} autocomplete="off" aria-describedby="new-key-customer-hint" />
+          </label>
+          <p id="new-key-customer-hint" class="muted key-hint">
+            {t('keys.customerHint')}
+          </p>
+        </div>
       </div>
-      <p id="new-key-expires-hint" class="muted">
-        {t('keys.expiresHint')}
-      </p>
-      <p id="new-key-customer-hint" class="muted">
-        {t('keys.customerHint')}
-      </p>
       <LimitsFields idPrefix="new-key" />
       <p role="alert" class="form-error">
         {error}

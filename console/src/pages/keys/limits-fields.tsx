@@ -20,7 +20,7 @@ export function LimitsFields(props: { initial?: Limits | undefined; idPrefix: st
   return (
     <fieldset class="stack" aria-describedby={hintId}>
       <legend>{t('keys.limitsLegend')}</legend>
-      <p id={hintId} class="muted">
+      <p id={hintId} class="muted key-legend-hint">
         {t('keys.limitsHint')}
       </p>
       <div class="row">

@@ -58,7 +58,7 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
           aria-describedby="new-user-username-hint"
         />
       </label>
-      <p id="new-user-username-hint" class="muted">
+      <p id="new-user-username-hint" class="muted user-hint">
         {t('users.usernameHint')}
       </p>
       <label>
@@ -77,7 +77,7 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
           aria-describedby="new-user-password-hint"
         />
       </label>
-      <p id="new-user-password-hint" class="muted">
+      <p id="new-user-password-hint" class="muted user-hint">
         {t('users.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
       </p>
       <RoleSelect idPrefix="new-user" initial="member" />

@@ -110,7 +110,7 @@ function EditUser(props: Props & { target: User }) {
               aria-describedby="edit-user-email-hint"
             />
           </label>
-          <p id="edit-user-email-hint" class="muted">
+          <p id="edit-user-email-hint" class="muted user-hint">
             {t('users.emailEditHint')}
           </p>
           <p role="alert" class="form-error">
@@ -126,11 +126,11 @@ function EditUser(props: Props & { target: User }) {
 
       <fieldset class="stack" disabled={locked}>
         <legend>{t('users.statusLegend')}</legend>
-        <p>
+        <p class="user-status">
           <span class={user.status === 'active' ? 'badge ok' : 'badge bad'}>{t(`users.status.${user.status}`)}</span>{' '}
           {user.status === 'active' ? t('users.statusActive') : t('users.statusDisabled')}
         </p>
-        <p id="edit-user-access-hint" class="muted">
+        <p id="edit-user-access-hint" class="muted user-hint">
           {t('users.disableHint')}
         </p>
         <p role="alert" class="form-error">
@@ -164,7 +164,7 @@ function EditUser(props: Props & { target: User }) {
               aria-describedby="edit-user-password-hint"
             />
           </label>
-          <p id="edit-user-password-hint" class="muted">
+          <p id="edit-user-password-hint" class="muted user-hint">
             {t('users.resetHint')} {t('users.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
           </p>
           <p role="alert" class="form-error">

@@ -25,7 +25,7 @@ export function RoleSelect(props: { idPrefix: string; initial: OfferedRole; disa
           ))}
         </select>
       </label>
-      <p id={hint} class="muted">
+      <p id={hint} class="muted user-hint">
         {t('users.roleHint')}
       </p>
     </>
