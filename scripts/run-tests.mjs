@@ -17,6 +17,12 @@ const files = walk('test')
 // One template per run, removed afterwards, so concurrent runs never share one.
 process.env.TEST_RUN_ID ??= String(process.pid);
 const templateDir = path.join(root, '.test-tmp', `template-${process.env.TEST_RUN_ID}`);
+// The console's browser tests serve the built console: build it first (a few seconds).
+if (files.some((f) => f.startsWith(path.join('test', 'console')))) {
+  const built = spawnSync('npm', ['run', 'build:console', '--silent'], { stdio: 'inherit' });
+  if (built.status !== 0) process.exit(built.status ?? 1);
+}
+
 const template = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/template.ts'], { stdio: 'inherit' });
 if (template.status !== 0) process.exit(template.status ?? 1);
 
