@@ -34,7 +34,7 @@ export const compute = {
 
   'compute.form.addTitle': 'Add a compute node',
   'compute.form.editTitle': 'Edit node {name}',
-  'compute.form.name': 'Name',
+  'compute.form.name': 'Node name',
   'compute.form.engine': 'Engine',
   'compute.form.engineOpenai': 'OpenAI-compatible server (vLLM, llama.cpp server, …)',
   'compute.form.engineOllama': 'Ollama',
@@ -59,7 +59,7 @@ export const compute = {
 
   'compute.pull.title': 'Pull a model',
   'compute.pull.help': 'Downloads a model into your tenant’s node for the engine (or a shared one).',
-  'compute.pull.engine': 'Engine',
+  'compute.pull.engine': 'Pull with engine',
   'compute.pull.engineOllama': 'Ollama (from Ollama’s registry)',
   'compute.pull.engineLocal': 'Local (a GGUF file from a URL)',
   'compute.pull.modelOllama': 'Model name',

@@ -4,10 +4,11 @@ import type { SessionRecord } from './session-record.js';
 import { api } from '../../api/client.js';
 import { signOut } from '../../api/session.js';
 import { t } from '../../i18n/index.js';
-import { ErrorView, problemText } from '../../ui/error-view.js';
+import { problemText } from '../../ui/error-view.js';
 import { formatDate } from '../../ui/format.js';
 import { announce } from '../../ui/notices.js';
 import { useLoad } from '../../ui/use-load.js';
+import { LoadError } from '../compute/load-error.js';
 import { clientName } from './user-agent.js';
 
 export function SessionsSection(props: { version: number }) {
@@ -36,8 +37,9 @@ export function SessionsSection(props: { version: number }) {
     <section class="card" aria-labelledby="sessions-title">
       <h2 id="sessions-title">{t('account.sessions.title')}</h2>
       <p class="muted">{t('account.sessions.help')}</p>
-      {sessions.error ? <ErrorView error={sessions.error} retry={sessions.reload} /> : null}
-      <div class="table-wrap">
+      {sessions.error ? <LoadError error={sessions.error} retry={sessions.reload} /> : null}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: at 390 px the table scrolls sideways and a keyboard must reach it (axe: scrollable-region-focusable) */}
+      <section class="table-wrap" aria-labelledby="sessions-title" tabIndex={0}>
         <table aria-busy={sessions.loading}>
           <thead>
             <tr>
@@ -77,7 +79,7 @@ export function SessionsSection(props: { version: number }) {
             })}
           </tbody>
         </table>
-      </div>
+      </section>
       {!sessions.loading && !sessions.error && rows.length === 0 ? <p class="muted">{t('account.sessions.none')}</p> : null}
       <div class="toolbar">
         <button type="button" class="danger" onClick={() => void signOutEverywhere()}>

@@ -2,8 +2,8 @@
 import type { ModelList } from '../../../../src/areas/llm/models/schemas.js';
 import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
-import { ErrorView } from '../../ui/error-view.js';
 import { useLoad } from '../../ui/use-load.js';
+import { LoadError } from './load-error.js';
 
 const kindLabel = (kind: string | undefined) =>
   kind === 'embedding'
@@ -23,8 +23,9 @@ export function ModelsSection(props: { version: number }) {
           {t('compute.models.reload')}
         </button>
       </div>
-      {models.error ? <ErrorView error={models.error} retry={models.reload} /> : null}
-      <div class="table-wrap">
+      {models.error ? <LoadError error={models.error} retry={models.reload} /> : null}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: at 390 px the table scrolls sideways and a keyboard must reach it (axe: scrollable-region-focusable) */}
+      <section class="table-wrap" aria-labelledby="models-title" tabIndex={0}>
         <table aria-busy={models.loading}>
           <thead>
             <tr>
@@ -45,7 +46,7 @@ export function ModelsSection(props: { version: number }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {!models.loading && !models.error && rows.length === 0 ? <p class="muted">{t('compute.models.none')}</p> : null}
     </section>
   );

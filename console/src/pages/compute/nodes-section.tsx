@@ -4,10 +4,11 @@ import { useState } from 'preact/hooks';
 import type { ComputeNode } from '../../../../src/areas/llm/nodes/schemas.js';
 import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
-import { ErrorView, problemText } from '../../ui/error-view.js';
+import { problemText } from '../../ui/error-view.js';
 import { formatDate } from '../../ui/format.js';
 import { announce } from '../../ui/notices.js';
 import { useLoad } from '../../ui/use-load.js';
+import { LoadError } from './load-error.js';
 import { HealthBadge } from './health-badge.js';
 import { NodeDialog } from './node-dialog.js';
 
@@ -40,9 +41,10 @@ export function NodesSection(props: { onChange: () => void }) {
           {t('compute.nodes.add')}
         </button>
       </div>
-      {nodes.error ? <ErrorView error={nodes.error} retry={nodes.reload} /> : null}
-      <div class="table-wrap">
-        <table aria-busy={nodes.loading}>
+      {nodes.error ? <LoadError error={nodes.error} retry={nodes.reload} /> : null}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: at 390 px the table scrolls sideways and a keyboard must reach it (axe: scrollable-region-focusable) */}
+      <section class="table-wrap" aria-labelledby="nodes-title" tabIndex={0}>
+        <table class="nodes-table" aria-busy={nodes.loading}>
           <thead>
             <tr>
               <th scope="col">{t('compute.nodes.name')}</th>
@@ -61,7 +63,7 @@ export function NodesSection(props: { onChange: () => void }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {!nodes.loading && !nodes.error && rows.length === 0 ? <p class="muted">{t('compute.nodes.none')}</p> : null}
       <NodeDialog editing={editing} onClose={() => setEditing(null)} onSaved={saved} />
     </section>

@@ -4,10 +4,10 @@ import type { Tenant } from '../../../../src/areas/auth/tenants/schemas.js';
 import type { LimitName } from '../../../../src/platform/rate-limits/limits.js';
 import { api } from '../../api/client.js';
 import { type MessageKey, t } from '../../i18n/index.js';
-import { ErrorView } from '../../ui/error-view.js';
 import { formatNumber } from '../../ui/format.js';
 import { Link } from '../../ui/link.js';
 import { useLoad } from '../../ui/use-load.js';
+import { LoadError } from '../compute/load-error.js';
 
 // Type-only from the server (its module would bring TypeBox into the bundle); the Record
 // makes the compiler name any limit added there and missing here.
@@ -21,7 +21,7 @@ export function TenantLimits(props: { tenantId: string; platformAdmin: boolean }
     <section class="card" aria-labelledby="limits-title" aria-busy={tenant.loading}>
       <h2 id="limits-title">{t('usage.limits.title')}</h2>
       <p class="muted">{t('usage.limits.help')}</p>
-      {tenant.error ? <ErrorView error={tenant.error} retry={tenant.reload} /> : null}
+      {tenant.error ? <LoadError error={tenant.error} retry={tenant.reload} /> : null}
       {limits ? (
         <>
           {Object.keys(limits).length === 0 ? <p>{t('usage.limits.noneSet')}</p> : null}

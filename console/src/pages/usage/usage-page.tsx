@@ -3,11 +3,12 @@
 // the tenant's rate limits and quotas.
 import { useState } from 'preact/hooks';
 import type { UsageGroupBy, UsageReport } from '../../../../src/areas/auth/usage-reports/schemas.js';
-import { api } from '../../api/client.js';
+import { api, isApiError } from '../../api/client.js';
 import { sessionState } from '../../api/session.js';
 import { type MessageKey, t } from '../../i18n/index.js';
-import { ErrorView } from '../../ui/error-view.js';
 import { useLoad } from '../../ui/use-load.js';
+import { ErrorView } from '../../ui/error-view.js';
+import { LoadError } from '../compute/load-error.js';
 import { fromDate, GROUPINGS, METRICS, type Metric, PERIODS, type Period, rowsOf } from './series.js';
 import { TenantLimits } from './tenant-limits.js';
 import { UsageChart } from './usage-chart.js';
@@ -29,6 +30,8 @@ export function UsagePage() {
       }),
     [tenantId, period, groupBy],
   );
+  // Not this tenant's report (403, 404): the whole page says so, as for any id that is not the user's.
+  if (isApiError(report.error, 403) || isApiError(report.error, 404)) return <ErrorView error={report.error} />;
   const shown = report.data?.groupBy === groupBy ? report.data : undefined;
   const rows = shown ? rowsOf(shown) : [];
   const groupLabel = t(`usage.groupBy.${groupBy}` as MessageKey);
@@ -69,7 +72,7 @@ export function UsagePage() {
           </select>
         </label>
       </form>
-      {report.error ? <ErrorView error={report.error} retry={report.reload} /> : null}
+      {report.error ? <LoadError error={report.error} retry={report.reload} /> : null}
       <div class="usage-layout" aria-busy={report.loading}>
         <section aria-labelledby="usage-chart-title">
           <h2 id="usage-chart-title">{t('usage.chart.title')}</h2>

@@ -6,7 +6,8 @@ import { totalsOf, type UsageRow } from './series.js';
 export function UsageTable(props: { rows: UsageRow[]; groupLabel: string; caption: string }) {
   const totals = totalsOf(props.rows);
   return (
-    <div class="table-wrap">
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: at 390 px the table scrolls sideways and a keyboard must reach it (axe: scrollable-region-focusable)
+    <section class="table-wrap" aria-label={props.caption} tabIndex={0}>
       <table class="usage-table">
         <caption class="muted">{props.caption}</caption>
         <thead>
@@ -52,6 +53,6 @@ export function UsageTable(props: { rows: UsageRow[]; groupLabel: string; captio
           </tr>
         </tfoot>
       </table>
-    </div>
+    </section>
   );
 }
