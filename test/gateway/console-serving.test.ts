@@ -17,6 +17,7 @@ import { rawRequest } from './support.js';
 import { buildApp } from '../../src/gateway/app.js';
 import { CONSOLE_CSP } from '../../src/gateway/console.js';
 import { loadTls } from '../../src/platform/tls.js';
+import { loadConfig } from '../../src/platform/config.js';
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
@@ -304,6 +305,15 @@ describe('web console over TLS', () => {
 });
 
 describe('web console: off, or not built', () => {
+  it('reads GATEWAY_CONSOLE (on or off, on by default) and GATEWAY_CONSOLE_DIR (dist/console of the package by default)', () => {
+    const defaults = loadConfig({}).console;
+    assert.equal(defaults.enabled, true);
+    assert.equal(defaults.dir, path.resolve('dist', 'console'));
+    assert.equal(loadConfig({ GATEWAY_CONSOLE: 'OFF' }).console.enabled, false);
+    assert.equal(loadConfig({ GATEWAY_CONSOLE_DIR: 'some/where' }).console.dir, path.resolve('some/where'));
+    assert.throws(() => loadConfig({ GATEWAY_CONSOLE: 'yes' }), /Invalid configuration: GATEWAY_CONSOLE must be one of on, off/);
+  });
+
   it('GATEWAY_CONSOLE=off removes it: / and client routes are plain 404s', async () => {
     const build = fakeBuild();
     const gw = await startGateway({ GATEWAY_CONSOLE: 'off', GATEWAY_CONSOLE_DIR: build.dir });

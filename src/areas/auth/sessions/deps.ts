@@ -23,6 +23,8 @@ export interface SessionDeps {
       | 'accountBackoffMaxSeconds'
       | 'twoFactorMaxAttemptsPerChallenge'
     >;
+    /** Browser origins allowed besides the gateway's own (GATEWAY_CORS_ORIGINS): they may use the refresh cookie. */
+    corsOrigins: readonly string[];
   };
   auth: { accessTokens: Pick<AccessTokens, 'issue'>; accounts: Pick<AccountStates, 'get'> };
 }

@@ -1,10 +1,12 @@
 // /api/auth/login, /refresh, /logout and /me. Login, refresh and logout are
 // public at the edge: they carry their own credential (password or refresh token).
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { decoyHash } from '../../../platform/passwords.js';
 import { principalOf } from '../../guard.js';
 import { problems } from '../../schemas.js';
 import { clearRefreshCookie, presentedRefreshToken, setRefreshCookie } from './cookie.js';
+import { refuseCrossSiteCookieUse, refuseNonJsonBody } from './cross-site.js';
 import type { SessionDeps } from './deps.js';
 import { LoginBody, LoginResponse, RefreshBody, SessionResponse, UserSchema } from './schemas.js';
 import { currentUser, login, logout, refresh } from './service.js';
@@ -31,10 +33,20 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
     },
   );
 
+  // Refresh and logout act on the cookie alone: JSON bodies only, and the cookie only from our own pages (cross-site.ts).
+  const cookieRoute = {
+    config: { access: 'public' as const },
+    onRequest: async (request: FastifyRequest) => refuseNonJsonBody(request),
+  };
+  const refuseCrossSite = (request: FastifyRequest, fromBody: string | undefined) => {
+    if (fromBody === undefined) refuseCrossSiteCookieUse(request, deps.config.corsOrigins);
+  };
+
   app.post(
     '/refresh',
-    { config: { access: 'public' }, schema: { body: RefreshBody, response: { 200: SessionResponse, ...problems(400, 401) } } },
+    { ...cookieRoute, schema: { body: RefreshBody, response: { 200: SessionResponse, ...problems(400, 401, 403, 415) } } },
     async (request, reply) => {
+      refuseCrossSite(request, request.body.refreshToken);
       const session = await refresh(deps, presentedRefreshToken(request, request.body.refreshToken), request.log);
       setRefreshCookie(reply, session.refreshToken, ttlDays);
       return session;
@@ -45,8 +57,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
   // to revoke and it still answers 204 and clears the cookie.
   app.post(
     '/logout',
-    { config: { access: 'public' }, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400) } } },
+    { ...cookieRoute, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400, 403, 415) } } },
     async (request, reply) => {
+      refuseCrossSite(request, request.body.refreshToken);
       await logout(deps, presentedRefreshToken(request, request.body.refreshToken));
       clearRefreshCookie(reply);
       return reply.code(204).send(null);

@@ -34,7 +34,7 @@ import { isTotpShaped, matchTotpStep, newTotpSecret, otpauthUri } from './totp.j
 export interface TwoFactorDeps extends SessionDeps {
   bus: InvalidationBus;
   secrets: Pick<Secrets, 'hash' | 'encrypt' | 'decrypt'>;
-  config: {
+  config: SessionDeps['config'] & {
     auth: SessionDeps['config']['auth'] &
       Pick<Config['auth'], 'twoFactorMaxFailuresPerAccountAndAddress' | 'twoFactorAccountBackoffAfterFailures'>;
   };
