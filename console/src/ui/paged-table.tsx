@@ -74,7 +74,9 @@ export function PagedTable<T>(props: Props<T>) {
         </div>
       ) : null}
       {page.error ? <ErrorView error={page.error} retry={page.reload} /> : null}
-      <div class="table-wrap">
+      {/* Focusable so a keyboard can scroll a table wider than a phone (axe: scrollable-region-focusable). */}
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
+      <section class="table-wrap" tabIndex={0} aria-label={props.label}>
         <table aria-busy={page.loading}>
           <thead>
             <tr>
@@ -101,7 +103,7 @@ export function PagedTable<T>(props: Props<T>) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
       {!page.loading && rows.length === 0 && !page.error ? (
         <p class="muted">{q ? t('common.noMatches', { q }) : t('common.empty')}</p>
       ) : null}
