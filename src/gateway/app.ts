@@ -18,6 +18,7 @@ import { registerAuthentication } from './authenticate.js';
 import { edgeRoutes } from './edge-routes.js';
 import { guardArea } from '../areas/guard.js';
 import { sessionRoutes } from '../areas/auth/sessions/routes.js';
+import { accountRoutes } from '../areas/auth/sessions/account-routes.js';
 import { endSessions } from '../areas/auth/sessions/service.js';
 import { twoFactorRoutes } from '../areas/auth/two-factor/routes.js';
 import { tenantRoutes } from '../areas/auth/tenants/routes.js';
@@ -199,6 +200,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     guardArea(areas, ctx.secrets.internalTokenKey);
     markTenantOnSpans(areas);
     await areas.register(sessionRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(accountRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(twoFactorRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(tenantRoutes, { prefix: '/api/auth', deps: ctx });
     // Changing a user may end their sessions: users get that from sessions through here.

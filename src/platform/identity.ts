@@ -16,6 +16,8 @@ export interface Principal {
   customerId?: string;
   /** An API key's rate limits and budgets, when its admin set any (src/platform/rate-limits/). */
   limits?: Limits;
+  /** People: the sign-in session (refresh-token family, fam_…) their access token was issued in, when it names one. */
+  sessionId?: string;
 }
 
 export const isPlatformAdmin = (p: Principal) => p.kind === 'user' && p.roles.includes('platform_admin');

@@ -8,6 +8,7 @@ import { seedUser, type TestGateway } from '../helpers/gateway.js';
 import { newId } from '../../src/platform/ids.js';
 import { conversationRepository, itemRepository } from '../../src/areas/llm/history/repository.js';
 import { runRepository } from '../../src/areas/llm/runs/repository.js';
+import { refreshTokenRepository } from '../../src/areas/auth/sessions/repository.js';
 import { stepIdOf } from '../../src/areas/llm/thread-runs/objects.js';
 import type { World } from '../helpers/world.js';
 import { createApiKey } from './support.js';
@@ -192,6 +193,18 @@ export class TenantARecords {
         await runRepository.setMessage(this.gw.ctx.db, run.id, item.id);
         await runRepository.finish(this.gw.ctx.db, run.id, { status: 'completed' });
         return run.id;
+      }
+      // A signed-in session (a refresh-token family) of tenant A's member: theirs alone to end.
+      case 'sessionId': {
+        const familyId = newId('tokenFamily');
+        await refreshTokenRepository.insert(this.gw.ctx.db, {
+          id: newId('refreshToken'),
+          family_id: familyId,
+          user_id: this.world.a.member.id,
+          token_hash: `matrix-${familyId}`,
+          expires_at: new Date(Date.now() + 86_400_000),
+        });
+        return familyId;
       }
       case 'nodeId':
         return this.created('/api/llm/v1/nodes', {

@@ -17,7 +17,14 @@ export function credentialResolver(apiKeys: ApiKeyValidator, accessTokens: Acces
       if (!claims) return undefined;
       const state = await accounts.get(claims.userId);
       if (!state?.active || state.tenantId !== claims.tenantId) return undefined;
-      return { tenantId: state.tenantId, kind: 'user', subject: state.userId, roles: state.roles, scopes: [] };
+      return {
+        tenantId: state.tenantId,
+        kind: 'user',
+        subject: state.userId,
+        roles: state.roles,
+        scopes: [],
+        ...(claims.sessionId ? { sessionId: claims.sessionId } : {}),
+      };
     },
   };
 }

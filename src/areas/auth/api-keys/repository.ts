@@ -20,6 +20,10 @@ export interface ApiKeyRow {
   limits: Record<string, unknown> | null;
 }
 
+// The search of a page and of its count: parameter $n is the ILIKE pattern (paging.ts escapes it), or null for none.
+const matches = (n: number) =>
+  `($${n}::text IS NULL OR name ILIKE $${n} ESCAPE '\\' OR masked_key ILIKE $${n} ESCAPE '\\' OR customer_id ILIKE $${n} ESCAPE '\\')`;
+
 export const apiKeyRepository = {
   async insert(
     q: Queryable,
@@ -45,6 +49,23 @@ export const apiKeyRepository = {
 
   list(q: Queryable, tenantId: string) {
     return q.query<ApiKeyRow>('SELECT * FROM api_keys WHERE tenant_id = $1 ORDER BY id', [tenantId]);
+  },
+
+  /** Keys in id order (oldest first) after the cursor, `pattern` (ILIKE) matching the name, masked key or customer id. */
+  page(q: Queryable, tenantId: string, page: { limit: number | null; after: string | null; pattern: string | null }) {
+    return q.query<ApiKeyRow>(
+      `SELECT * FROM api_keys WHERE tenant_id = $1 AND ($2::text IS NULL OR id > $2) AND ${matches(3)}
+       ORDER BY id LIMIT $4::int`,
+      [tenantId, page.after, page.pattern, page.limit],
+    );
+  },
+
+  async count(q: Queryable, tenantId: string, pattern: string | null) {
+    const [row] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM api_keys WHERE tenant_id = $1 AND ${matches(2)}`, [
+      tenantId,
+      pattern,
+    ]);
+    return row!.n;
   },
 
   /** Names and masked keys of the tenant's keys among `ids` (a deleted key is simply absent): for the usage report. */

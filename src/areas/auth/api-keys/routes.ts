@@ -3,6 +3,7 @@
 // tenant's admin gets 404 and changes nothing.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
+import { ListQuery, Page } from '../../paging.js';
 import { problems } from '../../schemas.js';
 import { ApiKeyPatch, ApiKeyRecord, CreatedApiKey, KeyParams, NewApiKey, TenantParams } from './schemas.js';
 import { createApiKey, deleteApiKey, getApiKey, listApiKeys, setApiKeyStatus, updateApiKey, type ApiKeyDeps } from './service.js';
@@ -25,9 +26,9 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = asy
     '/tenants/:tenantId/api-keys',
     {
       config: { access: 'tenantAdmin' },
-      schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(ApiKeyRecord) }), ...problems(401, 403, 404) } },
+      schema: { params: TenantParams, querystring: ListQuery, response: { 200: Page(ApiKeyRecord), ...problems(400, 401, 403, 404) } },
     },
-    async (request) => ({ data: await listApiKeys(deps, principalOf(request), request.params.tenantId) }),
+    async (request) => listApiKeys(deps, principalOf(request), request.params.tenantId, request.query),
   );
 
   app.get(

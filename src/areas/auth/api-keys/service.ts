@@ -13,6 +13,7 @@ import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { generateApiKey, maskApiKey } from './key-format.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
+import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
 import { API_KEY_LIMITS, type ApiKeyPatch, type ApiKeyRecord, type CreatedApiKey, type NewApiKey } from './schemas.js';
 
 export interface ApiKeyDeps {
@@ -96,10 +97,29 @@ export async function issueApiKey(
   return { id, name, key, ...rest };
 }
 
-export async function listApiKeys(deps: Pick<ApiKeyDeps, 'db'>, principal: Principal, tenantId: string): Promise<ApiKeyRecord[]> {
+/**
+ * GET …/api-keys: a page of the tenant's keys, oldest first; `next` is the last key's id.
+ * Without `limit` every matching key, as the list answered before it paged.
+ */
+export async function listApiKeys(
+  deps: Pick<ApiKeyDeps, 'db'>,
+  principal: Principal,
+  tenantId: string,
+  query: ListQuery = {},
+): Promise<PageOf<ApiKeyRecord>> {
   requireTenantAdmin(principal, tenantId);
-  return tenantApiKeys(deps, tenantId);
+  await existingTenant(deps, tenantId);
+  const limit = pageLimit(query.limit, { fallback: undefined, max: KEYS_PAGE_MAX });
+  if (query.after !== undefined && !isId('apiKey', query.after)) throw validation('after', "must be an API key id (a page's next)");
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([
+    apiKeyRepository.page(deps.db, tenantId, { limit: limit === undefined ? null : limit + 1, after: query.after ?? null, pattern }),
+    apiKeyRepository.count(deps.db, tenantId, pattern),
+  ]);
+  return pageFrom(rows, limit, total, toApiKey, (row) => row.id);
 }
+
+const KEYS_PAGE_MAX = 100;
 
 /** A tenant's keys (masked, never a hash) with no authorization check: for callers trusted already (listApiKeys, the operator's CLI). 404 for an unknown tenant. */
 export async function tenantApiKeys(deps: Pick<ApiKeyDeps, 'db'>, tenantId: string): Promise<ApiKeyRecord[]> {

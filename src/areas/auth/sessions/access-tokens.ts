@@ -12,6 +12,8 @@ export interface AccessTokenClaims {
   userId: string;
   tenantId: string;
   expiresAt: number;
+  /** The session (refresh-token family) the token was issued in: `sid`; absent on tokens issued outside one. */
+  sessionId?: string;
 }
 
 export class AccessTokens {
@@ -23,9 +25,10 @@ export class AccessTokens {
     private readonly ttlMinutes: number,
   ) {}
 
-  async issue(userId: string, tenantId: string): Promise<{ token: string; expiresAt: Date }> {
+  async issue(userId: string, tenantId: string, sessionId?: string): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.ttlMinutes * 60_000);
-    const token = await new SignJWT({ tid: tenantId })
+    // `sid` names the session, so the Account page can tell the caller's own session apart (and spare it).
+    const token = await new SignJWT({ tid: tenantId, ...(sessionId ? { sid: sessionId } : {}) })
       .setProtectedHeader({ alg: 'EdDSA', typ: ACCESS_TOKEN_TYPE, kid: this.secrets.jwt.kid })
       .setSubject(userId)
       .setIssuer(this.issuer)
@@ -54,7 +57,8 @@ export class AccessTokens {
         requiredClaims: ['sub', 'exp', 'tid'],
       });
       if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number') return undefined;
-      const claims = { userId: payload.sub, tenantId: payload.tid, expiresAt: payload.exp * 1000 };
+      const claims: AccessTokenClaims = { userId: payload.sub, tenantId: payload.tid, expiresAt: payload.exp * 1000 };
+      if (typeof payload.sid === 'string') claims.sessionId = payload.sid;
       this.verified.set(token, claims, claims.expiresAt - Date.now());
       return claims;
     } catch {

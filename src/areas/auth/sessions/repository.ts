@@ -13,7 +13,23 @@ export interface RefreshTokenRow {
   expires_at: Date;
   rotated_at: Date | null;
   revoked_at: Date | null;
+  /** The client that signed the session in (0013): null for sessions from before it was recorded. */
+  user_agent: string | null;
+  address: string | null;
 }
+
+/** A signed-in session: one refresh-token family with a live token, as its newest token describes it. */
+export interface SessionRow {
+  id: string;
+  created_at: Date;
+  last_used_at: Date;
+  expires_at: Date;
+  user_agent: string | null;
+  address: string | null;
+}
+
+// A family is live while it holds a token neither rotated, revoked nor expired.
+const LIVE = 'revoked_at IS NULL AND rotated_at IS NULL AND expires_at > now()';
 
 export interface ChallengeRow {
   id: string;
@@ -25,11 +41,15 @@ export interface ChallengeRow {
 }
 
 export const refreshTokenRepository = {
-  async insert(q: Queryable, row: Pick<RefreshTokenRow, 'id' | 'family_id' | 'user_id' | 'token_hash' | 'expires_at'>) {
+  async insert(
+    q: Queryable,
+    row: Pick<RefreshTokenRow, 'id' | 'family_id' | 'user_id' | 'token_hash' | 'expires_at'> &
+      Partial<Pick<RefreshTokenRow, 'user_agent' | 'address'>>,
+  ) {
     const [created] = await q.query<RefreshTokenRow>(
-      `INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at)
-       VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [row.id, row.family_id, row.user_id, row.token_hash, row.expires_at],
+      `INSERT INTO refresh_tokens (id, family_id, user_id, token_hash, expires_at, user_agent, address)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [row.id, row.family_id, row.user_id, row.token_hash, row.expires_at, row.user_agent ?? null, row.address ?? null],
     );
     return created!;
   },
@@ -66,9 +86,38 @@ export const refreshTokenRepository = {
     await q.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [familyId]);
   },
 
-  /** Ends every session of a user (password reset, disable). */
-  async revokeAllForUser(q: Queryable, userId: string) {
-    await q.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+  /** Ends every session of a user (password reset, disable, sign-out everywhere), but for `keepFamilyId` when given. */
+  async revokeAllForUser(q: Queryable, userId: string, keepFamilyId: string | null = null) {
+    await q.query(
+      'UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL AND ($2::text IS NULL OR family_id <> $2)',
+      [userId, keepFamilyId],
+    );
+  },
+
+  /** The user's live sessions, most recently used first: started at the first token, used at the newest. */
+  liveSessions(q: Queryable, userId: string) {
+    return q.query<SessionRow>(
+      `SELECT family_id AS id, min(created_at) AS created_at, max(created_at) AS last_used_at, max(expires_at) AS expires_at,
+              (array_agg(user_agent ORDER BY created_at DESC, id DESC))[1] AS user_agent,
+              (array_agg(address ORDER BY created_at DESC, id DESC))[1] AS address
+         FROM refresh_tokens WHERE user_id = $1
+        GROUP BY family_id
+       HAVING bool_or(${LIVE})
+        ORDER BY max(created_at) DESC, family_id DESC`,
+      [userId],
+    );
+  },
+
+  /** Ends one live session of the user; false when the user has no such live session (another's, ended, unknown). */
+  async revokeLiveFamily(q: Queryable, userId: string, familyId: string) {
+    const rows = await q.query(
+      `UPDATE refresh_tokens SET revoked_at = now()
+        WHERE user_id = $1 AND family_id = $2 AND revoked_at IS NULL
+          AND EXISTS (SELECT 1 FROM refresh_tokens WHERE user_id = $1 AND family_id = $2 AND ${LIVE})
+        RETURNING id`,
+      [userId, familyId],
+    );
+    return rows.length > 0;
   },
 };
 

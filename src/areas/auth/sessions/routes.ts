@@ -27,7 +27,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
     '/login',
     { config: { access: 'public' }, schema: { body: LoginBody, response: { 200: LoginResponse, ...problems(400, 401, 429) } } },
     async (request, reply) => {
-      const result = await login(deps, throttle, request.body, request.ip);
+      const result = await login(deps, throttle, request.body, request.ip, request.headers['user-agent']);
       if ('token' in result) setRefreshCookie(reply, result.refreshToken, ttlDays);
       return result;
     },

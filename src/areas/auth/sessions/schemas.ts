@@ -3,7 +3,7 @@
 // login. TypeBox schemas; the TypeScript types are derived from them.
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Timestamp } from '../../schemas.js';
-import { UserRecord } from '../users/schemas.js';
+import { Password, UserRecord } from '../users/schemas.js';
 
 // One user object everywhere: login, refresh, verify-2fa, /me and user management.
 export const UserSchema = UserRecord;
@@ -49,3 +49,30 @@ export const LoginResponse = Type.Object({
   userId: Type.Optional(Type.String()),
   twoFactorToken: Type.Optional(Type.String()),
 });
+
+/** One signed-in session of the caller (a refresh-token family), for the Account page. */
+export const SessionRecord = Type.Object({
+  /** fam_…: what DELETE /api/auth/sessions/{sessionId} takes. */
+  id: Type.String(),
+  /** When it signed in. */
+  createdAt: Timestamp,
+  /** Its last sign-in or refresh (access tokens are not tracked request by request). */
+  lastUsedAt: Timestamp,
+  /** When its refresh token runs out unless it is refreshed. */
+  expiresAt: Timestamp,
+  /** The User-Agent and address it signed in from; null when not recorded. */
+  userAgent: Type.Union([Type.String(), Type.Null()]),
+  address: Type.Union([Type.String(), Type.Null()]),
+  /** Whether the access token of this request was issued in it. */
+  current: Type.Boolean(),
+});
+export type SessionRecord = Static<typeof SessionRecord>;
+export const SessionList = Type.Object({ data: Type.Array(SessionRecord) });
+export const SessionParams = Type.Object({ sessionId: Type.String({ maxLength: 64 }) });
+
+/** POST /api/auth/password: the current password, and a new one under the rules of user creation. */
+export const PasswordChange = Type.Object({
+  currentPassword: Type.String({ minLength: 1, maxLength: 1024, text: 'verbatim' }),
+  newPassword: Password,
+});
+export type PasswordChange = Static<typeof PasswordChange>;

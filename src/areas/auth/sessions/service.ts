@@ -46,7 +46,7 @@ export const loginThrottleKeys = {
  * count alone: the account-wide count is left to its window, so the owner's
  * sign-ins never wipe out failures a distributed guesser has run up.
  */
-function loginLimits(auth: SessionDeps['config']['auth'], login: string, address: string): Limit[] {
+export function loginLimits(auth: SessionDeps['config']['auth'], login: string, address: string): Limit[] {
   return [
     { key: loginThrottleKeys.accountAtAddress(login, address), max: auth.loginMaxFailuresPerAccountAndAddress },
     { key: loginThrottleKeys.address(address), max: auth.loginMaxFailuresPerAddress },
@@ -62,6 +62,7 @@ export async function login(
   throttle: Throttle,
   input: { username: string; password: string },
   address: string,
+  userAgent?: string,
 ): Promise<Session | TwoFactorRequired> {
   const attempt = await throttle.begin(loginLimits(deps.config.auth, input.username, address));
   try {
@@ -77,24 +78,40 @@ export async function login(
     if (row.totp_enabled) {
       return { requiresTwoFactor: true, userId: row.id, twoFactorToken: await createChallenge(deps, row.id) };
     }
-    return await startSession(deps, row);
+    return await startSession(deps, row, { userAgent, address });
   } finally {
     attempt.end();
   }
 }
 
+/** Who signed a session in, as the Account page lists it: the User-Agent header and request.ip. */
+export interface SessionClient {
+  userAgent?: string | undefined;
+  address?: string | undefined;
+}
+
+// A User-Agent is the client's to write: kept to a length a sessions list can show.
+const USER_AGENT_MAX_LENGTH = 512;
+
 /** A signed-in session for `user` (after login, or after verify-2fa): a new token family. */
-export async function startSession(deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>, user: UserRow): Promise<Session> {
+export async function startSession(
+  deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>,
+  user: UserRow,
+  client: SessionClient = {},
+): Promise<Session> {
   const refreshToken = newOpaqueToken();
+  const familyId = newId('tokenFamily');
   await refreshTokenRepository.deleteExpired(deps.db, user.id);
   await refreshTokenRepository.insert(deps.db, {
     id: newId('refreshToken'),
-    family_id: newId('tokenFamily'),
+    family_id: familyId,
     user_id: user.id,
     token_hash: deps.secrets.hash('refresh-token', refreshToken),
     expires_at: refreshExpiry(deps),
+    user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
+    address: client.address ?? null,
   });
-  return { ...(await accessToken(deps, user)), refreshToken, user: toUser(user) };
+  return { ...(await accessToken(deps, user, familyId)), refreshToken, user: toUser(user) };
 }
 
 export async function refresh(
@@ -117,6 +134,9 @@ export async function refresh(
       user_id: parent.user_id,
       token_hash: deps.secrets.hash('refresh-token', refreshToken),
       expires_at: refreshExpiry(deps),
+      // The session keeps the client that signed it in.
+      user_agent: parent.user_agent,
+      address: parent.address,
     });
     return parent;
   });
@@ -136,7 +156,7 @@ export async function refresh(
     await refreshTokenRepository.revokeFamily(deps.db, rotated.family_id);
     throw invalidRefreshToken();
   }
-  return { ...(await accessToken(deps, user)), refreshToken, user: toUser(user) };
+  return { ...(await accessToken(deps, user, rotated.family_id)), refreshToken, user: toUser(user) };
 }
 
 /** Ends the session the refresh token belongs to (its whole family). Unknown tokens are ignored. */
@@ -167,7 +187,7 @@ function refreshExpiry(deps: Pick<SessionDeps, 'config'>): Date {
   return new Date(Date.now() + deps.config.auth.refreshTokenTtlDays * 86_400_000);
 }
 
-async function accessToken(deps: Pick<SessionDeps, 'auth'>, user: UserRow) {
-  const { token, expiresAt } = await deps.auth.accessTokens.issue(user.id, user.tenant_id);
+async function accessToken(deps: Pick<SessionDeps, 'auth'>, user: UserRow, sessionId: string) {
+  const { token, expiresAt } = await deps.auth.accessTokens.issue(user.id, user.tenant_id, sessionId);
   return { token, expiresAt: expiresAt.toISOString() };
 }

@@ -16,6 +16,23 @@ export const tenantRepository = {
     return q.query<TenantRow>('SELECT * FROM tenants ORDER BY id');
   },
 
+  /** Tenants in id order (oldest first) after the cursor, `pattern` (ILIKE, escaped by paging.ts) matching the name. */
+  page(q: Queryable, page: { limit: number | null; after: string | null; pattern: string | null }) {
+    return q.query<TenantRow>(
+      `SELECT * FROM tenants WHERE ($1::text IS NULL OR id > $1) AND ($2::text IS NULL OR name ILIKE $2 ESCAPE '\\')
+       ORDER BY id LIMIT $3::int`,
+      [page.after, page.pattern, page.limit],
+    );
+  },
+
+  async countMatching(q: Queryable, pattern: string | null) {
+    const [row] = await q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM tenants WHERE ($1::text IS NULL OR name ILIKE $1 ESCAPE '\\')`,
+      [pattern],
+    );
+    return row!.n;
+  },
+
   async get(q: Queryable, id: string) {
     const [row] = await q.query<TenantRow>('SELECT * FROM tenants WHERE id = $1', [id]);
     return row;

@@ -2,8 +2,9 @@
 // tenants is for platform admins; a tenant's own admin may read and rename it,
 // and change its settings (the llm area's: default model, allowed models, stream
 // compatibility; see TenantSettingsFields in schemas.ts).
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
+import { ListQuery, Page } from '../../paging.js';
 import { problems } from '../../schemas.js';
 import { NewTenantBody, TenantParams, tenantPatch, tenantRecord } from './schemas.js';
 import { createTenantAs, getTenant, listTenants, updateTenant, type TenantDeps } from './service.js';
@@ -16,11 +17,9 @@ export const tenantRoutes: FastifyPluginAsyncTypebox<{ deps: TenantDeps }> = asy
     '/tenants',
     {
       config: { access: 'platformAdmin' },
-      schema: { response: { 200: Type.Object({ data: Type.Array(TenantRecord) }), ...problems(401, 403) } },
+      schema: { querystring: ListQuery, response: { 200: Page(TenantRecord), ...problems(400, 401, 403) } },
     },
-    async (request) => ({
-      data: await listTenants(deps, principalOf(request)),
-    }),
+    async (request) => listTenants(deps, principalOf(request), request.query),
   );
 
   app.post(

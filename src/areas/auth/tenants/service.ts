@@ -4,10 +4,11 @@
 import type { Queryable } from '../../../platform/db/database.js';
 import { isUniqueViolation } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
-import { AppError, notFound } from '../../../platform/errors.js';
+import { AppError, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
 import { requirePlatformAdmin, requireTenantAdmin } from '../../../platform/authorization.js';
+import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
 import { tenantRepository, type TenantRow } from './repository.js';
 import type { Tenant, TenantPatch, TenantSettingsFields } from './schemas.js';
 import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
@@ -63,10 +64,33 @@ export async function allTenants(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>
   return (await tenantRepository.list(deps.db)).map((row) => toTenant(deps, row));
 }
 
-export async function listTenants(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>, principal: Principal): Promise<Tenant[]> {
+/**
+ * GET /tenants: a page of every tenant, oldest first; `next` is the last tenant's id.
+ * Without `limit` every matching tenant, as the list answered before it paged.
+ */
+export async function listTenants(
+  deps: Pick<TenantDeps, 'db' | 'tenantSettings'>,
+  principal: Principal,
+  query: ListQuery = {},
+): Promise<PageOf<Tenant>> {
   requirePlatformAdmin(principal);
-  return allTenants(deps);
+  const limit = pageLimit(query.limit, { fallback: undefined, max: TENANTS_PAGE_MAX });
+  if (query.after !== undefined && !isId('tenant', query.after)) throw validation('after', "must be a tenant id (a page's next)");
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([
+    tenantRepository.page(deps.db, { limit: limit === undefined ? null : limit + 1, after: query.after ?? null, pattern }),
+    tenantRepository.countMatching(deps.db, pattern),
+  ]);
+  return pageFrom(
+    rows,
+    limit,
+    total,
+    (row) => toTenant(deps, row),
+    (row) => row.id,
+  );
 }
+
+const TENANTS_PAGE_MAX = 100;
 
 export async function createTenantAs(deps: Pick<TenantDeps, 'db' | 'tenantSettings'>, principal: Principal, name: string): Promise<Tenant> {
   requirePlatformAdmin(principal);

@@ -40,7 +40,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{ deps: TwoFactorDeps }>
     '/verify-2fa',
     { config: { access: 'public' }, schema: { body: VerifyBody, response: { 200: SessionResponse, ...problems(400, 401, 429) } } },
     async (request, reply) => {
-      const session = await verifyTwoFactor(deps, throttle, request.body, request.ip);
+      const session = await verifyTwoFactor(deps, throttle, request.body, request.ip, request.headers['user-agent']);
       setRefreshCookie(reply, session.refreshToken, deps.config.auth.refreshTokenTtlDays);
       return session;
     },

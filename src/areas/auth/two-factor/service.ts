@@ -144,7 +144,13 @@ export async function disableTwoFactor(
 }
 
 /** Second step of login: the challenge from login plus a code gives the full login response. */
-export async function verifyTwoFactor(deps: TwoFactorDeps, throttle: Throttle, input: VerifyBody, address: string): Promise<Session> {
+export async function verifyTwoFactor(
+  deps: TwoFactorDeps,
+  throttle: Throttle,
+  input: VerifyBody,
+  address: string,
+  userAgent?: string,
+): Promise<Session> {
   if ((input.code === undefined) === (input.recoveryCode === undefined)) {
     throw validation('code', 'send either `code` or `recoveryCode`, not both and not neither');
   }
@@ -166,7 +172,7 @@ export async function verifyTwoFactor(deps: TwoFactorDeps, throttle: Throttle, i
     }
     if (!(await consumeChallenge(deps, challenge.id))) throw invalidChallenge();
     await attempt.reset(key);
-    return await startSession(deps, user);
+    return await startSession(deps, user, { userAgent, address });
   } finally {
     attempt.end();
   }

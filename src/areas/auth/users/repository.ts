@@ -16,6 +16,9 @@ export interface UserRow {
   updated_at: Date;
 }
 
+// The search of a page and of its count: parameter $n is the ILIKE pattern (paging.ts escapes it), or null for none.
+const matches = (n: number) => `($${n}::text IS NULL OR username ILIKE $${n} ESCAPE '\\' OR email ILIKE $${n} ESCAPE '\\')`;
+
 export const userRepository = {
   async insert(q: Queryable, row: Pick<UserRow, 'id' | 'tenant_id' | 'username' | 'email' | 'password_hash' | 'roles'>) {
     const [created] = await q.query<UserRow>(
@@ -47,6 +50,23 @@ export const userRepository = {
 
   listInTenant(q: Queryable, tenantId: string) {
     return q.query<UserRow>('SELECT * FROM users WHERE tenant_id = $1 ORDER BY id', [tenantId]);
+  },
+
+  /** Users in id order (oldest first) after the cursor, `pattern` (ILIKE) matching the username or e-mail address. */
+  pageInTenant(q: Queryable, tenantId: string, page: { limit: number | null; after: string | null; pattern: string | null }) {
+    return q.query<UserRow>(
+      `SELECT * FROM users WHERE tenant_id = $1 AND ($2::text IS NULL OR id > $2) AND ${matches(3)}
+       ORDER BY id LIMIT $4::int`,
+      [tenantId, page.after, page.pattern, page.limit],
+    );
+  },
+
+  async countInTenant(q: Queryable, tenantId: string, pattern: string | null) {
+    const [row] = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE tenant_id = $1 AND ${matches(2)}`, [
+      tenantId,
+      pattern,
+    ]);
+    return row!.n;
   },
 
   async update(

@@ -1,8 +1,9 @@
 // /api/auth/tenants/{tenantId}/users: a tenant admin (or a platform admin)
 // manages the tenant's users. Another tenant's admin gets 404, as if the
 // tenant did not exist; a member gets 403.
-import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
+import { ListQuery, Page } from '../../paging.js';
 import { problems } from '../../schemas.js';
 import { NewUserBody, TenantParams, UserParams, UserPatch, UserRecord } from './schemas.js';
 import { createUserAs, getUser, listUsers, updateUser, type UserDeps } from './service.js';
@@ -12,9 +13,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<{ deps: UserDeps }> = async (
     '/tenants/:tenantId/users',
     {
       config: { access: 'tenantAdmin' },
-      schema: { params: TenantParams, response: { 200: Type.Object({ data: Type.Array(UserRecord) }), ...problems(401, 403, 404) } },
+      schema: { params: TenantParams, querystring: ListQuery, response: { 200: Page(UserRecord), ...problems(400, 401, 403, 404) } },
     },
-    async (request) => ({ data: await listUsers(deps, principalOf(request), request.params.tenantId) }),
+    async (request) => listUsers(deps, principalOf(request), request.params.tenantId, request.query),
   );
 
   app.post(

@@ -16,7 +16,7 @@ export const RoleName = Type.Unsafe<Role>(Type.Union(ROLES.map((role) => Type.Li
 const Roles = Type.Array(RoleName, { minItems: 1, maxItems: ROLES.length });
 export const UserStatus = Type.Union([Type.Literal('active'), Type.Literal('disabled')]);
 // Any character but NUL: a password is hashed, never shown, and its owner chooses it.
-const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, text: 'verbatim' });
+export const Password = Type.String({ minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH, text: 'verbatim' });
 const Email = Type.String({ minLength: 3, maxLength: 254 });
 
 /** The user object of the login response (spec 2.4) and of /api/auth/me; never the password hash. */

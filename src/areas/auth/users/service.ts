@@ -9,6 +9,7 @@ import { isPlatformAdmin, ROLES, type Principal, type RoleName } from '../../../
 import { hashPassword } from '../../../platform/passwords.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { requireTenantAdmin, requireUser } from '../../../platform/authorization.js';
+import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
 import { userRepository, type UserRow } from './repository.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN, type NewUserBody, type User, type UserPatch } from './schemas.js';
 
@@ -131,10 +132,29 @@ async function userInTenant(q: Queryable, tenantId: string, userId: string): Pro
   return row;
 }
 
-export async function listUsers(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string): Promise<User[]> {
+/**
+ * GET …/users: a page of the tenant's users, oldest first; `next` is the last user's id.
+ * Without `limit` every matching user, as the list answered before it paged.
+ */
+export async function listUsers(
+  deps: Pick<UserDeps, 'db'>,
+  principal: Principal,
+  tenantId: string,
+  query: ListQuery = {},
+): Promise<PageOf<User>> {
   requireTenantAdmin(principal, tenantId);
-  return tenantUsers(deps, tenantId);
+  await existingTenant(deps, tenantId);
+  const limit = pageLimit(query.limit, { fallback: undefined, max: USERS_PAGE_MAX });
+  if (query.after !== undefined && !isId('user', query.after)) throw validation('after', "must be a user id (a page's next)");
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([
+    userRepository.pageInTenant(deps.db, tenantId, { limit: limit === undefined ? null : limit + 1, after: query.after ?? null, pattern }),
+    userRepository.countInTenant(deps.db, tenantId, pattern),
+  ]);
+  return pageFrom(rows, limit, total, toUser, (row) => row.id);
 }
+
+const USERS_PAGE_MAX = 100;
 
 /** A tenant's users with no authorization check: for callers trusted already (listUsers, the operator's CLI). 404 for an unknown tenant. */
 export async function tenantUsers(deps: Pick<UserDeps, 'db'>, tenantId: string): Promise<User[]> {
@@ -145,6 +165,16 @@ export async function tenantUsers(deps: Pick<UserDeps, 'db'>, tenantId: string):
 export async function getUser(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, userId: string): Promise<User> {
   await administeredTenant(deps, principal, tenantId);
   return toUser(await userInTenant(deps.db, tenantId, userId));
+}
+
+/**
+ * Sets a user's password with no check of who asks: for callers that checked already
+ * (a signed-in user who proved the current password: sessions/account.ts).
+ */
+export async function replacePassword(deps: Pick<UserDeps, 'db'>, user: UserRow, password: string): Promise<void> {
+  checkPassword(password);
+  const row = await userRepository.update(deps.db, user.tenant_id, user.id, { password_hash: await hashPassword(password) });
+  if (!row) throw notFound('User');
 }
 
 export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Principal, tenantId: string, input: NewUserBody): Promise<User> {

@@ -5,6 +5,7 @@
 // (rule 3). Prompts and answers are never logged.
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../guard.js';
+import { ListQuery } from '../../paging.js';
 import { problems } from '../../schemas.js';
 import { answerJson, answerStream } from './answer.js';
 import { requestedFrameMode } from '../chat/frames.js';
@@ -64,7 +65,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<{ deps: ConversationD
     '/conversations',
     {
       config: { access: 'personal' },
-      schema: { querystring: PageQuery, response: { 200: ConversationPage, ...problems(400, 401, 403) } },
+      schema: { querystring: ListQuery, response: { 200: ConversationPage, ...problems(400, 401, 403) } },
     },
     async (request) => listConversations(deps, principalOf(request), request.query),
   );

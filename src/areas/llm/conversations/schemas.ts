@@ -5,6 +5,7 @@
 // them is a 400 naming the field, never clamped.
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { GroundingFields, RagStatus, Snippet } from '../../grounding.js';
+import { Page } from '../../paging.js';
 import { Text, Timestamp } from '../../schemas.js';
 import { GenerationFields, MAX_CONTENT_CHARS, Usage } from '../chat/schemas.js';
 
@@ -75,7 +76,8 @@ export type Message = Static<typeof Message>;
 
 const Next = Type.Union([Type.String(), Type.Null()]);
 
-export const ConversationPage = Type.Object({ data: Type.Array(Conversation), next: Next });
+/** `?limit=1..100` (20 by default), `after` (a conversation id) and `q` (the title; areas/paging.ts). */
+export const ConversationPage = Page(Conversation);
 export type ConversationPage = Static<typeof ConversationPage>;
 
 /** One conversation with a page of its messages, oldest first. */

@@ -14,6 +14,7 @@ import { conversationRepository, itemRepository, type ConversationRow } from '..
 import type { ModelRouter } from '../router/types.js';
 import type { RunExecutor } from '../runs/executor.js';
 import type { UsageRecorder } from '../usage/recorder.js';
+import { containsPattern, pageFrom, type ListQuery } from '../../paging.js';
 import { toConversation, toMessage } from './records.js';
 import {
   PAGE_MAX,
@@ -43,7 +44,8 @@ const CONVERSATIONS_DEFAULT = 20;
 // A conversation's page of messages: most conversations are read whole in one.
 const MESSAGES_DEFAULT = 100;
 
-export async function listConversations(deps: ConversationDeps, principal: Principal, query: PageQuery): Promise<ConversationPage> {
+/** GET /conversations: a page of the caller's conversations, newest activity first; `next` is the last one's id. */
+export async function listConversations(deps: ConversationDeps, principal: Principal, query: ListQuery): Promise<ConversationPage> {
   requireUser(principal);
   const limit = pageLimit(query.limit, CONVERSATIONS_DEFAULT);
   const owner = ownerOf(principal);
@@ -56,9 +58,12 @@ export async function listConversations(deps: ConversationDeps, principal: Princ
       : undefined;
     if (!after) throw validation('after', "must be a conversation id of yours (a page's next)");
   }
-  const rows = await conversationRepository.listByActivity(deps.db, principal.tenantId, owner, limit + 1, after);
-  const page = rows.slice(0, limit);
-  return { data: page.map(toConversation), next: rows.length > limit ? page[page.length - 1]!.id : null };
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([
+    conversationRepository.listByActivity(deps.db, principal.tenantId, owner, limit + 1, after, pattern),
+    conversationRepository.countChats(deps.db, principal.tenantId, owner, pattern),
+  ]);
+  return pageFrom(rows, limit, total, toConversation, (row) => row.id);
 }
 
 export async function getConversation(

@@ -121,14 +121,32 @@ export const conversationRepository = {
    * A page of the owner's conversations, most recently active first (chat) or by id
    * (threads: `order`). `after`: the id of the last one of the previous page.
    */
-  async listByActivity(q: Queryable, tenantId: string, owner: string, limit: number, after?: ConversationRow) {
+  /** Newest activity first, after the cursor row; `pattern` (ILIKE, escaped by areas/paging.ts) matching the title, or null. */
+  async listByActivity(
+    q: Queryable,
+    tenantId: string,
+    owner: string,
+    limit: number,
+    after?: ConversationRow,
+    pattern: string | null = null,
+  ) {
     return q.query<ConversationRow>(
       `SELECT * FROM conversations
         WHERE tenant_id = $1 AND owner = $2 AND surface = 'chat'
           AND ($4::timestamptz IS NULL OR (updated_at, id) < ($4::timestamptz, $5::text))
+          AND ($6::text IS NULL OR title ILIKE $6 ESCAPE '\\')
         ORDER BY updated_at DESC, id DESC LIMIT $3`,
-      [tenantId, owner, limit, after?.updated_at ?? null, after?.id ?? null],
+      [tenantId, owner, limit, after?.updated_at ?? null, after?.id ?? null, pattern],
     );
+  },
+
+  async countChats(q: Queryable, tenantId: string, owner: string, pattern: string | null) {
+    const [row] = await q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM conversations
+        WHERE tenant_id = $1 AND owner = $2 AND surface = 'chat' AND ($3::text IS NULL OR title ILIKE $3 ESCAPE '\\')`,
+      [tenantId, owner, pattern],
+    );
+    return row!.n;
   },
 
   async listById(q: Queryable, tenantId: string, owner: string, surface: Surface, page: Page) {

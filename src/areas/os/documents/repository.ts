@@ -91,13 +91,22 @@ export const documentRepository = {
     return row;
   },
 
-  /** A page of the collection's documents in id order (oldest first), after the cursor. */
-  list(q: Queryable, tenantId: string, collectionId: string, page: { limit: number; after: string | undefined }) {
+  /** A page of the collection's documents in id order (oldest first), after the cursor, `pattern` (ILIKE) matching the name. */
+  list(q: Queryable, tenantId: string, collectionId: string, page: { limit: number; after: string | undefined; pattern: string | null }) {
     return q.query<DocumentRow>(
       `SELECT ${COLUMNS} FROM documents WHERE tenant_id = $1 AND collection_id = $2 AND ($3::text IS NULL OR id > $3)
+         AND ($5::text IS NULL OR name ILIKE $5 ESCAPE '\\')
        ORDER BY id LIMIT $4`,
-      [tenantId, collectionId, page.after ?? null, page.limit],
+      [tenantId, collectionId, page.after ?? null, page.limit, page.pattern],
     );
+  },
+
+  async count(q: Queryable, tenantId: string, collectionId: string, pattern: string | null) {
+    const [row] = await q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM documents WHERE tenant_id = $1 AND collection_id = $2 AND ($3::text IS NULL OR name ILIKE $3 ESCAPE '\\')`,
+      [tenantId, collectionId, pattern],
+    );
+    return row!.n;
   },
 
   async delete(q: Queryable, tenantId: string, id: string) {
@@ -105,12 +114,22 @@ export const documentRepository = {
     return rows.length > 0;
   },
 
-  /** A page of the document's chunks in order, after the cursor (a chunk index). */
-  chunks(q: Queryable, tenantId: string, documentId: string, page: { limit: number; after: number | undefined }) {
+  /** A page of the document's chunks in order, after the cursor (a chunk index), `pattern` (ILIKE) matching the content. */
+  chunks(q: Queryable, tenantId: string, documentId: string, page: { limit: number; after: number | undefined; pattern: string | null }) {
     return q.query<ChunkRow>(
       `SELECT id, chunk_index, content, title, heading_path, page, token_count FROM chunks
-       WHERE tenant_id = $1 AND document_id = $2 AND chunk_index > $3 ORDER BY chunk_index LIMIT $4`,
-      [tenantId, documentId, page.after ?? -1, page.limit],
+       WHERE tenant_id = $1 AND document_id = $2 AND chunk_index > $3 AND ($5::text IS NULL OR content ILIKE $5 ESCAPE '\\')
+       ORDER BY chunk_index LIMIT $4`,
+      [tenantId, documentId, page.after ?? -1, page.limit, page.pattern],
     );
+  },
+
+  async countChunks(q: Queryable, tenantId: string, documentId: string, pattern: string | null) {
+    const [row] = await q.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM chunks
+       WHERE tenant_id = $1 AND document_id = $2 AND ($3::text IS NULL OR content ILIKE $3 ESCAPE '\\')`,
+      [tenantId, documentId, pattern],
+    );
+    return row!.n;
   },
 };

@@ -5,6 +5,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import { principalOf } from '../../guard.js';
+import { ListQuery } from '../../paging.js';
 import { problems } from '../../schemas.js';
 import {
   CollectionDocumentsParams,
@@ -14,7 +15,6 @@ import {
   ChunkPage,
   DocumentParams,
   NewTextDocument,
-  PageQuery,
   UploadForm,
   WorkspaceDocumentsParams,
 } from './schemas.js';
@@ -88,7 +88,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ deps: DocumentDeps }> =
     '/collections/:collectionId/documents',
     {
       config: { access: 'tenant' },
-      schema: { params: CollectionDocumentsParams, querystring: PageQuery, response: { 200: DocumentPage, ...problems(400, 401, 404) } },
+      schema: { params: CollectionDocumentsParams, querystring: ListQuery, response: { 200: DocumentPage, ...problems(400, 401, 404) } },
     },
     async (request) => listDocuments(deps, principalOf(request), request.params.collectionId, request.query),
   );
@@ -112,7 +112,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ deps: DocumentDeps }> =
     '/documents/:documentId/chunks',
     {
       config: { access: 'tenant' },
-      schema: { params: DocumentParams, querystring: PageQuery, response: { 200: ChunkPage, ...problems(400, 401, 404) } },
+      schema: { params: DocumentParams, querystring: ListQuery, response: { 200: ChunkPage, ...problems(400, 401, 404) } },
     },
     async (request) => listChunks(deps, principalOf(request), request.params.documentId, request.query),
   );

@@ -1,6 +1,7 @@
 // The document and chunk records and the request shapes of the document routes;
 // the TypeScript types are derived from them, so the two can never disagree.
 import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Page } from '../../paging.js';
 import { Text, Timestamp } from '../../schemas.js';
 import { MEDIA_TYPES } from './media-types.js';
 
@@ -73,20 +74,14 @@ export const Chunk = Type.Object({
 });
 export type Chunk = Static<typeof Chunk>;
 
-export const DocumentPage = Type.Object({ data: Type.Array(Document), next: Type.Union([Type.String(), Type.Null()]) });
-export const ChunkPage = Type.Object({ data: Type.Array(Chunk), next: Type.Union([Type.String(), Type.Null()]) });
+/** `?limit=1..200` (50 by default), `after` (a document id; for chunks a chunk index) and `q` (paging.ts). */
+export const DocumentPage = Page(Document);
+export const ChunkPage = Page(Chunk);
 export const DocumentList = Type.Object({ data: Type.Array(Document) });
 
 export const CollectionDocumentsParams = Type.Object({ collectionId: Type.String() });
 export const WorkspaceDocumentsParams = Type.Object({ workspaceId: Type.String() });
 export const DocumentParams = Type.Object({ documentId: Type.String() });
-
-/** `?limit=1..200&after=<cursor>`: strings on the wire (no coercion), checked by the service. */
-export const PageQuery = Type.Object({
-  limit: Type.Optional(Type.String({ maxLength: 10 })),
-  after: Type.Optional(Type.String({ maxLength: 64 })),
-});
-export type PageQuery = Static<typeof PageQuery>;
 
 /** A document sent as JSON text rather than as a file. */
 export const NewTextDocument = Type.Object({

@@ -11,9 +11,10 @@ import { requireTenantEditor } from '../../../platform/authorization.js';
 import { removeDocumentChunks } from '../chunks/store.js';
 import { findCollection, findDefaultCollection } from '../collections/service.js';
 import type { CollectionRow } from '../collections/repository.js';
+import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
 import { detectMediaType } from './detect.js';
 import { documentRepository, type ChunkRow, type DocumentRow } from './repository.js';
-import { METADATA_MAX_BYTES, METADATA_MAX_DEPTH, type Chunk, type Document, type NewTextDocument, type PageQuery } from './schemas.js';
+import { METADATA_MAX_BYTES, METADATA_MAX_DEPTH, type Chunk, type Document, type NewTextDocument } from './schemas.js';
 import { fileTooLarge, safeName, type UploadedFile } from './upload.js';
 import type { MediaType } from './media-types.js';
 
@@ -185,33 +186,36 @@ export async function getDocument(deps: DocumentDeps, principal: Principal, id: 
   return toDocument(row);
 }
 
+/** GET …/documents: a page of the collection's documents, oldest first; `next` is the last one's id. */
 export async function listDocuments(
   deps: DocumentDeps,
   principal: Principal,
   collectionId: string,
-  query: PageQuery,
-): Promise<{ data: Document[]; next: string | null }> {
+  query: ListQuery,
+): Promise<PageOf<Document>> {
   if (!(await findCollection(deps.db, principal.tenantId, collectionId))) throw notFound('Collection');
-  const limit = pageLimit(query.limit);
+  const limit = pageLimit(query.limit, PAGE_RANGE)!;
   if (query.after !== undefined && !isId('document', query.after)) throw validation('after', "must be a document id (a page's next)");
-  const rows = await documentRepository.list(deps.db, principal.tenantId, collectionId, { limit: limit + 1, after: query.after });
-  const page = rows.slice(0, limit);
-  return { data: page.map(toDocument), next: rows.length > limit ? page[page.length - 1]!.id : null };
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([
+    documentRepository.list(deps.db, principal.tenantId, collectionId, { limit: limit + 1, after: query.after, pattern }),
+    documentRepository.count(deps.db, principal.tenantId, collectionId, pattern),
+  ]);
+  return pageFrom(rows, limit, total, toDocument, (row) => row.id);
 }
 
-export async function listChunks(
-  deps: DocumentDeps,
-  principal: Principal,
-  documentId: string,
-  query: PageQuery,
-): Promise<{ data: Chunk[]; next: string | null }> {
+/** GET …/chunks: a page of the document's chunks in order; `next` is the last one's index. */
+export async function listChunks(deps: DocumentDeps, principal: Principal, documentId: string, query: ListQuery): Promise<PageOf<Chunk>> {
   if (!isId('document', documentId) || !(await documentRepository.get(deps.db, principal.tenantId, documentId))) throw notFound('Document');
-  const limit = pageLimit(query.limit);
+  const limit = pageLimit(query.limit, PAGE_RANGE)!;
   if (query.after !== undefined && !/^\d{1,9}$/.test(query.after)) throw validation('after', "must be a chunk index (a page's next)");
   const after = query.after === undefined ? undefined : Number(query.after);
-  const rows = await documentRepository.chunks(deps.db, principal.tenantId, documentId, { limit: limit + 1, after });
-  const page = rows.slice(0, limit);
-  return { data: page.map(toChunk), next: rows.length > limit ? String(page[page.length - 1]!.chunk_index) : null };
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([
+    documentRepository.chunks(deps.db, principal.tenantId, documentId, { limit: limit + 1, after, pattern }),
+    documentRepository.countChunks(deps.db, principal.tenantId, documentId, pattern),
+  ]);
+  return pageFrom(rows, limit, total, toChunk, (row) => String(row.chunk_index));
 }
 
 /** Deletes the document with its chunks (gone from retrieval at once) and its bytes, in one transaction. */
@@ -230,12 +234,5 @@ export async function deleteDocument(deps: DocumentDeps, principal: Principal, i
   });
 }
 
-const PAGE_DEFAULT = 50;
-const PAGE_MAX = 200;
-
-function pageLimit(raw: string | undefined): number {
-  if (raw === undefined) return PAGE_DEFAULT;
-  const limit = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(limit >= 1 && limit <= PAGE_MAX)) throw validation('limit', `must be an integer from 1 to ${PAGE_MAX}`);
-  return limit;
-}
+// 1..200, 50 by default: these lists paged before the others did, and keep their range.
+const PAGE_RANGE = { fallback: 50, max: 200 };
