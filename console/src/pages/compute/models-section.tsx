@@ -3,7 +3,7 @@ import type { ModelList } from '../../../../src/areas/llm/models/schemas.js';
 import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { useLoad } from '../../ui/use-load.js';
-import { LoadError } from './load-error.js';
+import { LoadError } from '../../ui/load-error.js';
 
 const kindLabel = (kind: string | undefined) =>
   kind === 'embedding'

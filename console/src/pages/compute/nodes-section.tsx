@@ -8,7 +8,7 @@ import { problemText } from '../../ui/error-view.js';
 import { formatDate } from '../../ui/format.js';
 import { announce } from '../../ui/notices.js';
 import { useLoad } from '../../ui/use-load.js';
-import { LoadError } from './load-error.js';
+import { LoadError } from '../../ui/load-error.js';
 import { HealthBadge } from './health-badge.js';
 import { NodeDialog } from './node-dialog.js';
 

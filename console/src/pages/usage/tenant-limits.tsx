@@ -7,7 +7,7 @@ import { type MessageKey, t } from '../../i18n/index.js';
 import { formatNumber } from '../../ui/format.js';
 import { Link } from '../../ui/link.js';
 import { useLoad } from '../../ui/use-load.js';
-import { LoadError } from '../compute/load-error.js';
+import { LoadError } from '../../ui/load-error.js';
 
 // Type-only from the server (its module would bring TypeBox into the bundle); the Record
 // makes the compiler name any limit added there and missing here.

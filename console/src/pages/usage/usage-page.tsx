@@ -8,7 +8,7 @@ import { sessionState } from '../../api/session.js';
 import { type MessageKey, t } from '../../i18n/index.js';
 import { useLoad } from '../../ui/use-load.js';
 import { ErrorView } from '../../ui/error-view.js';
-import { LoadError } from '../compute/load-error.js';
+import { LoadError } from '../../ui/load-error.js';
 import { fromDate, GROUPINGS, METRICS, type Metric, PERIODS, type Period, rowsOf } from './series.js';
 import { TenantLimits } from './tenant-limits.js';
 import { UsageChart } from './usage-chart.js';
