@@ -51,7 +51,11 @@ describe('console accessibility, light', () => {
       await page.keyboard.press('Tab');
       places.push(await focusPlace(page));
     }
-    assert.deepEqual(places.filter((place) => place !== 'dialog'), [], 'tabbing never leaves the dialog');
+    assert.deepEqual(
+      places.filter((place) => place !== 'dialog'),
+      [],
+      'tabbing never leaves the dialog',
+    );
     await page.keyboard.press('Shift+Tab');
     assert.equal(await focusPlace(page), 'dialog', 'nor does tabbing backwards');
     await page.keyboard.press('Escape');
@@ -60,7 +64,10 @@ describe('console accessibility, light', () => {
 
     // The audit does see a violation when there is one (an unlabelled field added to the page).
     await page.evaluate(() => document.querySelector('main')?.append(document.createElement('input')));
-    assert.ok((await seriousViolations(page)).some((v) => v.id === 'label'), 'axe reports an unlabelled field');
+    assert.ok(
+      (await seriousViolations(page)).some((v) => v.id === 'label'),
+      'axe reports an unlabelled field',
+    );
 
     // A phone's width: the document itself never scrolls sideways (wide tables scroll inside their frame).
     await page.setViewportSize({ width: 390, height: 844 });
