@@ -12,6 +12,7 @@ import { controlSocketPath } from './control-protocol.js';
 import { startControlServer, type ControlServer } from './control-server.js';
 import { lockHolder } from '../platform/db/embedded.js';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { WorkerIdentity } from './workers.js';
 import { stopTracing } from '../platform/tracing.js';
 import { modelsNotice } from './models-notice.js';
@@ -189,6 +190,14 @@ function banner(server: RunningServer, config: Config, cli: string, worker: Work
       `  metrics:   http://${metrics.host.includes(':') ? `[${metrics.host}]` : metrics.host}:${metrics.port}/metrics (its own listener, no credential)`,
     );
   if (metrics.token !== undefined) lines.push(`  metrics:   ${server.url}/metrics (Authorization: Bearer <GATEWAY_METRICS_TOKEN>)`);
+  // The certificate names localhost, and the console's refresh cookie is Secure: browse by name.
+  const consoleUrl = `${server.url.replace('://127.0.0.1', '://localhost')}/`;
+  if (config.console.enabled)
+    lines.push(
+      existsSync(path.join(config.console.dir, 'index.html'))
+        ? `  console:   ${consoleUrl} (sign in there)`
+        : '  console:   not built: run "npm run build" (GATEWAY_CONSOLE=off serves the API alone)',
+    );
   lines.push(`  data dir:  ${config.dataDir}`);
   lines.push(
     `  database:  ${ctx.db.kind === 'embedded' ? 'embedded PGlite' : `PostgreSQL at ${databaseHost(config.databaseUrl!)}`}; pgvector ${ctx.vector ? 'available' : 'NOT installed'}`,
@@ -207,7 +216,7 @@ function banner(server: RunningServer, config: Config, cli: string, worker: Work
     lines.push(
       `Created the first tenant "${boot.tenant.name}" (${boot.tenant.id}) and its administrator "${boot.admin.username}" (${boot.admin.id}).`,
     );
-    lines.push('  Log in with POST /api/auth/login. You may now remove GATEWAY_ADMIN_PASSWORD from the environment.');
+    lines.push('  Sign in at the console, or with POST /api/auth/login. You may now remove GATEWAY_ADMIN_PASSWORD from the environment.');
   } else if (boot.outcome === 'existing' && boot.ignoredVariables.length > 0) {
     lines.push(`Note: ${boot.ignoredVariables.join(', ')} ignored: the database already has tenants, and a start never changes them.`);
   } else if (boot.outcome === 'empty') {
