@@ -4,16 +4,24 @@
 import { useEffect, useState } from 'preact/hooks';
 
 const listeners = new Set<() => void>();
+let lastKind: 'push' | 'replace' | 'pop' = 'push';
 const notify = () => {
   for (const listener of listeners) listener();
 };
-window.addEventListener('popstate', notify);
+window.addEventListener('popstate', () => {
+  lastKind = 'pop';
+  notify();
+});
 
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === location.pathname + location.search) return;
-  history[options.replace ? 'replaceState' : 'pushState'](null, '', to);
+  lastKind = options.replace ? 'replace' : 'push';
+  history[lastKind === 'replace' ? 'replaceState' : 'pushState'](null, '', to);
   notify();
 }
+
+/** How the current path was reached: a replace keeps the user where they are (a page naming its new record). */
+export const lastNavigation = () => lastKind;
 
 /** The current path (without the query), re-rendering the caller when it changes. */
 export function usePath(): string {

@@ -4,7 +4,7 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { signOut, type User } from './api/session.js';
 import { t } from './i18n/index.js';
-import { matchPath, navigate, usePath } from './router.js';
+import { lastNavigation, matchPath, navigate, usePath } from './router.js';
 import { HOME, mayOpen, ROUTES } from './routes.js';
 import { NotAllowed, NotFound } from './ui/error-view.js';
 import { Link } from './ui/link.js';
@@ -16,7 +16,10 @@ export function Shell(props: { user: User }) {
     if (path === '/' || path === '/signin') navigate(HOME, { replace: true });
   }, [path]);
   // A new page: move focus to it, as a full page load would (screen readers hear its heading).
-  useEffect(() => main.current?.focus({ preventScroll: true }), [path]);
+  // Not on a replace: that is a page renaming its own URL (the playground's new conversation).
+  useEffect(() => {
+    if (lastNavigation() !== 'replace') main.current?.focus({ preventScroll: true });
+  }, [path]);
   const match = ROUTES.map((route) => ({ route, params: matchPath(route.path, path) })).find((m) => m.params);
   let content = <NotFound />;
   if (match) content = mayOpen(props.user.roles, match.route.access) ? match.route.render(match.params!) : <NotAllowed />;
