@@ -75,14 +75,19 @@ describe('console accessibility, light', () => {
       ['playground', 'workspaces', 'collection', 'document', 'retrieval', 'keys', 'users', 'usage', 'account'].includes(p.name),
     );
     const sideways: string[] = [];
+    const headingsBelowTheFold: string[] = [];
     for (const target of narrow) {
       await page.goto(origin + target.path);
       await settle(page, target.heading);
       const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: innerWidth }));
       if (widths.scroll > widths.inner) sideways.push(`${target.path}: ${widths.scroll} px wide in ${widths.inner}`);
+      // The page's heading starts within the first screen (the navigation strip stays short).
+      const top = await page.evaluate(() => document.querySelector('main h1')?.getBoundingClientRect().top ?? Number.POSITIVE_INFINITY);
+      if (top > 844 / 3) headingsBelowTheFold.push(`${target.path}: heading at ${Math.round(top)} px`);
       await keepScreenshot(page, `${target.name}-390`);
     }
     assert.deepEqual(sideways, [], 'pages that scroll sideways at 390 px');
+    assert.deepEqual(headingsBelowTheFold, [], 'pages whose heading is pushed down at 390 px');
 
     assert.deepEqual(walk.foreign, []);
     assert.deepEqual(walk.faults, []);

@@ -49,15 +49,19 @@ export function PagedTable<T>(props: Props<T>) {
     }, 250);
     return () => clearTimeout(timer);
   }, [typed]);
+  // The page's position travels with its rows, so "Showing 21–40" never labels the old rows.
   const page = useLoad(
-    (signal) => api<Page<T>>(props.path, { query: { ...props.query, limit: pageSize, after, q: q || undefined }, signal }),
+    async (signal) => ({
+      depth: cursors.length,
+      ...(await api<Page<T>>(props.path, { query: { ...props.query, limit: pageSize, after, q: q || undefined }, signal })),
+    }),
     [props.path, JSON.stringify(props.query), pageSize, after, q, props.version],
   );
   useEffect(() => {
     if (page.data) props.onPage?.(page.data.data);
   }, [page.data]);
   const rows = page.data?.data ?? [];
-  const from = cursors.length * pageSize + 1;
+  const from = (page.data?.depth ?? 0) * pageSize + 1;
   const total = page.data?.total;
   return (
     <div class="paged">
