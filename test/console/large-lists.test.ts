@@ -31,14 +31,11 @@ const rowNames = (page: Page) => page.locator('table tbody th[scope="row"]').all
 
 /** Waits for the table to have loaded a page whose first row is not `before`'s. */
 async function nextRows(page: Page, before: string[]): Promise<string[]> {
-  await page.waitForFunction(
-    (old) => {
-      const table = document.querySelector('table');
-      const firstRow = table?.querySelector('tbody th[scope="row"]')?.textContent;
-      return table?.getAttribute('aria-busy') !== 'true' && firstRow !== undefined && firstRow !== old;
-    },
-    before[0],
-  );
+  await page.waitForFunction((old) => {
+    const table = document.querySelector('table');
+    const firstRow = table?.querySelector('tbody th[scope="row"]')?.textContent;
+    return table?.getAttribute('aria-busy') !== 'true' && firstRow !== undefined && firstRow !== old;
+  }, before[0]);
   return rowNames(page);
 }
 
