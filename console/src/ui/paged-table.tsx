@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Query } from '../api/client.js';
 import { t } from '../i18n/index.js';
 import { ErrorView } from './error-view.js';
+import { formatNumber } from './format.js';
 import { useLoad } from './use-load.js';
 
 export interface Page<T> {
@@ -74,7 +75,7 @@ export function PagedTable<T>(props: Props<T>) {
             placeholder={t('common.search')}
             onInput={(event) => setTyped(event.currentTarget.value)}
           />
-          {total !== undefined ? <span class="muted">{t('common.total', { count: total })}</span> : null}
+          {total !== undefined ? <span class="muted">{t('common.total', { count: formatNumber(total) })}</span> : null}
         </div>
       ) : null}
       {page.error ? <ErrorView error={page.error} retry={page.reload} /> : null}
@@ -116,7 +117,9 @@ export function PagedTable<T>(props: Props<T>) {
           {t('common.previous')}
         </button>
         {rows.length > 0 && total !== undefined ? (
-          <span class="muted">{t('common.showing', { from, to: from + rows.length - 1, total })}</span>
+          <span class="muted">
+            {t('common.showing', { from: formatNumber(from), to: formatNumber(from + rows.length - 1), total: formatNumber(total) })}
+          </span>
         ) : null}
         <button type="button" disabled={!page.data?.next} onClick={() => page.data?.next && setCursors([...cursors, page.data.next])}>
           {t('common.next')}
