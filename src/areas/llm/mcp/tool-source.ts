@@ -1,0 +1,30 @@
+// The seam between the MCP registry (registry/: the tenant's upstream servers, their
+// pinned tools, the connections to them) and the MCP endpoint (endpoint/: what MCP
+// clients connect to). The endpoint asks a ToolSource which tools a caller may see and
+// has it run a call; it never reaches an upstream, a credential or a grant itself.
+import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type { Principal } from '../../../platform/identity.js';
+
+/** One upstream tool a caller is granted, as pinned when the server was last approved. */
+export interface GrantedTool {
+  serverId: string;
+  /** The server's slug ([a-z0-9-]{1,32}), unique per tenant: the prefix of its tools. */
+  server: string;
+  /** The tool's name on its upstream server. */
+  name: string;
+  /** The pinned definition (name, description, inputSchema, outputSchema, annotations), as approved. */
+  definition: Tool;
+}
+
+export interface CallOptions {
+  signal: AbortSignal;
+  /** Progress from upstream, passed to the client as it comes. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface ToolSource {
+  /** Every tool the caller is granted, of one server (by slug) or of all. Never another tenant's. */
+  list(principal: Principal, server?: string): Promise<GrantedTool[]>;
+  /** Runs one granted tool on its upstream with the server's own credential; throws on timeout or transport failure. */
+  call(principal: Principal, tool: GrantedTool, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
+}
