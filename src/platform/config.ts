@@ -139,6 +139,8 @@ export interface LlmConfig {
   ragContextTokens: number;
   /** How long a thread run may take, from its creation, before it is stopped as `expired` (OpenAI: 10 minutes). */
   runExpirySeconds: number;
+  /** How long an MCP server's tool listing is reused, per (tenant, server), before it is listed again. */
+  mcpListTtlSeconds: number;
 }
 
 // Addresses a compute node may never point at: link-local (which holds the cloud
@@ -241,6 +243,7 @@ export function loadConfig(env: Env = process.env): Config {
       usageFlushSeconds: read.int('GATEWAY_USAGE_FLUSH_SECONDS', 2, 1, 3600),
       ragContextTokens: read.int('GATEWAY_RAG_CONTEXT_TOKENS', 4096, 512, 1_048_576),
       runExpirySeconds: read.int('GATEWAY_RUN_EXPIRY_SECONDS', 600, 1, 86_400),
+      mcpListTtlSeconds: read.int('GATEWAY_MCP_LIST_TTL_SECONDS', 60, 0, 86_400),
     },
     documents: readDocuments(read),
   };

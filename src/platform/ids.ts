@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   tokenFamily: 'fam',
   challenge: 'chl',
   computeNode: 'node',
+  mcpServer: 'mcps',
   response: 'resp',
 } as const;
 
