@@ -28,3 +28,22 @@ export interface ToolSource {
   /** Runs one granted tool on its upstream with the server's own credential; throws on timeout or transport failure. */
   call(principal: Principal, tool: GrantedTool, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult>;
 }
+
+/**
+ * What `ToolSource.call` throws when a call reached no result (a tool's own failure is a
+ * result with `isError: true` instead). `timeout`: the server's timeoutSeconds passed;
+ * `cancelled`: the caller's signal aborted it; `unavailable`: the upstream could not be
+ * reached or refused the gateway (connection, deny list, credential); `error`: the
+ * upstream answered the call with a JSON-RPC error (`code` is its code). The message is
+ * safe to show the caller: it names no internal address or credential.
+ */
+export class ToolCallFailed extends Error {
+  constructor(
+    readonly reason: 'timeout' | 'cancelled' | 'unavailable' | 'error',
+    message: string,
+    readonly code?: number,
+  ) {
+    super(message);
+    this.name = 'ToolCallFailed';
+  }
+}
