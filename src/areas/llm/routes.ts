@@ -24,14 +24,17 @@ import { threadRunRoutes } from './thread-runs/routes.js';
 import { RunFeeds } from './thread-runs/feed.js';
 import { responseRoutes } from './responses/routes.js';
 import { applyRateLimits } from './rate-limits/hook.js';
+import { mcpEndpointRoutes } from './mcp/endpoint/routes.js';
 
 export interface LlmAreaDeps {
   config: {
     llm: Pick<LlmConfig, 'heartbeatSeconds' | 'streamEarlyHeadMs' | 'healthIntervalSeconds' | 'ragContextTokens' | 'runExpirySeconds'>;
+    /** Browser origins CORS allows: the MCP endpoint refuses any other Origin. */
+    corsOrigins: readonly string[];
   };
   db: Database;
   secrets: Pick<Secrets, 'encrypt' | 'decrypt'>;
-  bus: Pick<InvalidationBus, 'publish'>;
+  bus: Pick<InvalidationBus, 'publish' | 'subscribe'>;
   /** The area's long-lived parts (services.ts). Their functions are closures, safe to hand on detached. */
   llm: LlmServices;
   /** /metrics, when served: what the chat path reports (overhead, time to first token, active streams). */
@@ -131,5 +134,15 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   // The Responses API, on the same store and executor.
   await app.register(responseRoutes, {
     deps: { db: deps.db, router: llm.router, runs: llm.runs, calls: llm.calls, grounding, checkScope, heartbeatMs, retryAfterSeconds },
+  });
+  // The MCP endpoint (mcp/endpoint/): what MCP clients connect to.
+  await app.register(mcpEndpointRoutes, {
+    deps: {
+      toolSource: () => llm.mcpTools,
+      bus: deps.bus,
+      corsOrigins: deps.config.corsOrigins,
+      // Only the kind of failure: the SDK's messages can quote the request, and no argument reaches the log.
+      logError: (error) => llmLog.warn(`mcp endpoint: ${error.message.split(':')[0]}`),
+    },
   });
 };

@@ -27,6 +27,8 @@ import type { LimitStore } from '../../platform/rate-limits/store.js';
 import type { Limits } from '../../platform/rate-limits/limits.js';
 import { RateLimiter } from './rate-limits/limiter.js';
 import { usageRepository } from './usage/repository.js';
+import type { ToolSource } from './mcp/tool-source.js';
+import { noToolSource } from './mcp/endpoint/no-tool-source.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
@@ -61,6 +63,11 @@ export interface LlmServices {
   observe(observer: LlmObserver): void;
   /** Hits and misses of the tenants' llm settings cache. */
   settingsCacheStats: CacheStats;
+  /**
+   * The MCP tools each caller is granted, and their calls (mcp/tool-source.ts), as the
+   * MCP endpoint reads them at every request. Replaceable: tests put a fake one here.
+   */
+  mcpTools: ToolSource;
 }
 
 export type { LlmLog };
@@ -184,6 +191,8 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
       limiter.onRejected = (scope, limit) => observer.rateLimitRejected(scope, limit);
     },
     settingsCacheStats: tenants.cacheStats,
+    // Until the MCP registry (mcp/registry/) provides the real one: no servers, no tools.
+    mcpTools: noToolSource,
     setLog(next) {
       sink = next;
     },

@@ -9,7 +9,9 @@ export type Invalidation =
   /** A compute node was added, changed or removed: routers reload their node list. */
   | { kind: 'computeNode'; id: string }
   /** A run was cancelled (or its thread deleted): whichever process executes it stops it. */
-  | { kind: 'run'; id: string };
+  | { kind: 'run'; id: string }
+  /** A client cancelled an MCP tool call (a hash of caller and request id): whichever process runs it aborts it. */
+  | { kind: 'mcpCall'; id: string };
 
 export type InvalidationHandler = (event: Invalidation) => void;
 

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LocalInvalidationBus, type Invalidation } from './invalidation-bus.js';
 
-const KINDS = new Set<Invalidation['kind']>(['apiKey', 'user', 'tenant', 'computeNode', 'run']);
+const KINDS = new Set<Invalidation['kind']>(['apiKey', 'user', 'tenant', 'computeNode', 'run', 'mcpCall']);
 /** Unpublished messages kept while the command connection is down; more are dropped (the caches' TTL still bounds them). */
 const MAX_PENDING = 10_000;
 

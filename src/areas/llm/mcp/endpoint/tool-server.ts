@@ -1,0 +1,99 @@
+// The MCP server one request is answered by: a fresh low-level SDK `Server` per HTTP
+// request, built for one caller, so nothing of one tenant or key can reach another's
+// answer (CVE-2026-25536 was a shared instance). The low-level Server, not McpServer:
+// an unknown or ungranted tool must be a JSON-RPC error (-32602), which McpServer
+// would answer as an `isError` result.
+import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import type { Principal } from '../../../../platform/identity.js';
+import { AppError } from '../../../../platform/errors.js';
+import type { ToolSource } from '../tool-source.js';
+import { exposeTools } from './tool-names.js';
+import type { RunningCalls } from './running-calls.js';
+
+const SERVER_INFO = { name: 'gateway-mcp', version: '1.0.0' };
+/** How long a 2026-07-28 client may reuse a tool list (`ttlMs`); `private`: it is this caller's grants. */
+const LIST_CACHE_TTL_MS = 60_000;
+
+/** Who a request is answered for, and which of their tools. */
+export interface ToolCaller {
+  principal: Principal;
+  /** A hash of the credential the request carried: calls are cancelled per (credential, request id). */
+  credential: string;
+  /** One server's slug (its tools under their own names), or undefined: every server's, prefixed. */
+  server: string | undefined;
+}
+
+export interface ToolServerDeps {
+  tools: ToolSource;
+  running: RunningCalls;
+}
+
+export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {} },
+    cacheHints: {
+      'tools/list': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
+      'server/discover': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
+    },
+  });
+  const exposed = async () =>
+    exposeTools(await guarded(() => deps.tools.list(caller.principal, caller.server)), caller.server === undefined);
+
+  server.setRequestHandler('tools/list', async () => {
+    const tools = [...(await exposed())].map(([name, tool]) => ({ ...tool.definition, name }));
+    return { tools };
+  });
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args = {} } = request.params;
+    const tool = (await exposed()).get(name);
+    // The same answer for a tool that does not exist and one the caller is not granted.
+    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const call = deps.running.start(caller.credential, ctx.mcpReq.id);
+    try {
+      return await guarded(() =>
+        deps.tools.call(caller.principal, tool, args, {
+          // The client's cancel (another POST), or its closed stream (2026-07-28).
+          signal: AbortSignal.any([call.signal, ctx.mcpReq.signal]),
+          ...progressTo(ctx, request.params._meta?.progressToken),
+        }),
+      );
+    } finally {
+      call.end();
+    }
+  });
+  return server;
+}
+
+/** Progress from upstream to the client, when the client asked for it (it sent a progress token). */
+function progressTo(ctx: ServerContext, token: string | number | undefined) {
+  if (token === undefined) return {};
+  return {
+    onProgress: (progress: { progress: number; total?: number; message?: string }) => {
+      // Related to this request: the SDK upgrades the answer to an event stream and sends it there.
+      ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...progress } }).catch(() => {});
+    },
+  };
+}
+
+/**
+ * Protocol errors pass as they are; anything else (an upstream that timed out or
+ * failed, a database error) is an internal error whose message says no more than
+ * that, because exception messages can carry addresses and internals.
+ */
+async function guarded<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    throw new ProtocolError(ProtocolErrorCode.InternalError, publicMessage(error));
+  }
+}
+
+function publicMessage(error: unknown): string {
+  // AppErrors (platform/errors.ts) carry messages written for callers; a timeout's name says what happened.
+  if (error instanceof AppError) return error.detail;
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
+    return 'The tool call was stopped: it timed out or was cancelled.';
+  return 'The tool server failed to answer.';
+}
