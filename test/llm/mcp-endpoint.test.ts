@@ -119,7 +119,10 @@ describe('MCP endpoint: tools', () => {
       });
 
       it("shows another tenant none of A's tools, and lets it call none", async () => {
-        for (const headers of [{ 'x-api-key': world.b.key.key }, { authorization: `Bearer ${world.b.admin.token}` }]) {
+        for (const headers of [{ 'x-api-key': world.b.key.key }, { authorization: `Bearer ${world.b.admin.token}` }] as Record<
+          string,
+          string
+        >[]) {
           const client = await connectClient(gw, MCP, headers, era);
           assert.deepEqual(
             (await client.listTools()).tools.map((t) => t.name),

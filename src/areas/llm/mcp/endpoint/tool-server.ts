@@ -6,7 +6,7 @@
 import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../../../../platform/identity.js';
 import { AppError } from '../../../../platform/errors.js';
-import type { ToolSource } from '../tool-source.js';
+import { ToolCallFailed, type ToolSource } from '../tool-source.js';
 import { exposeTools } from './tool-names.js';
 import type { RunningCalls } from './running-calls.js';
 
@@ -77,23 +77,25 @@ function progressTo(ctx: ServerContext, token: string | number | undefined) {
 }
 
 /**
- * Protocol errors pass as they are; anything else (an upstream that timed out or
- * failed, a database error) is an internal error whose message says no more than
- * that, because exception messages can carry addresses and internals.
+ * Protocol errors pass as they are, and so does an upstream's own JSON-RPC error. A
+ * call that reached no result (timeout, cancel, an upstream out of reach) is an
+ * internal error with the registry's message, written to be shown; anything else (a
+ * database error) says no more than that something failed, because exception
+ * messages can carry addresses and internals.
  */
 async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
     if (error instanceof ProtocolError) throw error;
-    throw new ProtocolError(ProtocolErrorCode.InternalError, publicMessage(error));
+    if (error instanceof ToolCallFailed)
+      throw new ProtocolError(
+        error.reason === 'error' && error.code !== undefined ? error.code : ProtocolErrorCode.InternalError,
+        error.message,
+      );
+    throw new ProtocolError(
+      ProtocolErrorCode.InternalError,
+      error instanceof AppError ? error.detail : 'The tool server failed to answer.',
+    );
   }
-}
-
-function publicMessage(error: unknown): string {
-  // AppErrors (platform/errors.ts) carry messages written for callers; a timeout's name says what happened.
-  if (error instanceof AppError) return error.detail;
-  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-    return 'The tool call was stopped: it timed out or was cancelled.';
-  return 'The tool server failed to answer.';
 }
