@@ -24,6 +24,7 @@ import { threadRunRoutes } from './thread-runs/routes.js';
 import { RunFeeds } from './thread-runs/feed.js';
 import { responseRoutes } from './responses/routes.js';
 import { applyRateLimits } from './rate-limits/hook.js';
+import { mcpServerRoutes } from './mcp/registry/routes.js';
 import { mcpEndpointRoutes } from './mcp/endpoint/routes.js';
 
 export interface LlmAreaDeps {
@@ -60,6 +61,9 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   // Before any route is added: it hooks every route that reaches a model as it is registered.
   applyRateLimits(app, { limiter: llm.limiter, tenantLimits: llm.tenantLimits, contextTokens: deps.config.llm.ragContextTokens });
   await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
+  await app.register(mcpServerRoutes, {
+    deps: { db: deps.db, secrets: deps.secrets, checkUrl: llm.checkUrl, catalog: llm.mcpCatalog },
+  });
   await app.register(modelRoutes, { deps: { router: llm.router, builtIn: deps.os.builtInModels } });
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };
   await app.register(chatRoutes, {

@@ -27,8 +27,9 @@ import type { LimitStore } from '../../platform/rate-limits/store.js';
 import type { Limits } from '../../platform/rate-limits/limits.js';
 import { RateLimiter } from './rate-limits/limiter.js';
 import { usageRepository } from './usage/repository.js';
+import { McpCatalog } from './mcp/registry/catalog.js';
+import { RegistryToolSource } from './mcp/registry/tool-source.js';
 import type { ToolSource } from './mcp/tool-source.js';
-import { noToolSource } from './mcp/endpoint/no-tool-source.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
@@ -55,6 +56,8 @@ export interface LlmServices {
   checkUrl(url: string, scope?: UrlScope): Promise<URL>;
   /** The same rule as a guard for outbound requests: URL checks and connection-time lookups. */
   outboundGuard(scope: UrlScope): OutboundGuard;
+  /** MCP servers' tools: listed, pinned, cached and called (mcp/registry/catalog.ts). */
+  mcpCatalog: McpCatalog;
   /** Sends node health changes and background failures to `log` (buildApp points it at the server's logger; silent until then, e.g. in CLI commands). */
   setLog(log: LlmLog): void;
   /** Stops the health loop, closes every engine (and the local child), flushes usage. */
@@ -166,6 +169,12 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
   });
   usage.onRecord = (entry) => limiter.recorded(entry.correlationId, entry.promptTokens + entry.completionTokens);
   const tenantLimits = (tenantId: string) => tenants.limits(tenantId);
+  const mcpCatalog = new McpCatalog({
+    db,
+    secrets,
+    outboundGuard: (scope) => guards[scope],
+    listTtlMs: llm.mcpListTtlSeconds * 1000,
+  });
   let stopSweep = () => {};
 
   return {
@@ -185,14 +194,15 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
     },
     checkUrl,
     outboundGuard: (scope) => guards[scope],
+    mcpCatalog,
     observe(observer) {
       router.observer = observer;
       usage.observer = observer;
       limiter.onRejected = (scope, limit) => observer.rateLimitRejected(scope, limit);
     },
     settingsCacheStats: tenants.cacheStats,
-    // Until the MCP registry (mcp/registry/) provides the real one: no servers, no tools.
-    mcpTools: noToolSource,
+    // The registry's: the tools of the servers each caller's tenant sees, as granted and pinned.
+    mcpTools: new RegistryToolSource({ db, catalog: mcpCatalog }),
     setLog(next) {
       sink = next;
     },
@@ -203,6 +213,7 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
       tenants.close();
       limiter.close();
       await nodes.close();
+      await mcpCatalog.close();
       await usage.close();
     },
   };

@@ -1,0 +1,133 @@
+// Connections to upstream MCP servers: the SDK's Client over Streamable HTTP, with
+// the SDK's version negotiation (`auto`: server/discover for 2026-07-28 servers, the
+// 2025 `initialize` handshake otherwise), through the guarded fetch, carrying the
+// server's own credential and nothing of the caller's (the transport is built here
+// from the stored settings alone; no header of the incoming request reaches it).
+// Connected clients are pooled per (tenant, server, version of its settings).
+import { Client, StreamableHTTPClientTransport, type AuthProvider } from '@modelcontextprotocol/client';
+import type { McpAuthInput } from './schemas.js';
+import type { ClientCredentialsTokens } from './client-credentials.js';
+import type { Fetch } from './guarded-fetch.js';
+
+export interface UpstreamTarget {
+  /** The pool key: tenant, server id and the version of its settings (updatedAt). */
+  key: string;
+  url: string;
+  auth: McpAuthInput;
+  /** The fetch held to the deny list of whoever gave the URLs. */
+  fetch: Fetch;
+  /** For the connect handshake: the server's timeoutSeconds. */
+  timeoutMs: number;
+}
+
+const CLIENT_INFO = { name: 'gateway-mcp', version: '1.0.0' };
+// A pooled connection unused this long is closed (its upstream session, if any, ended).
+const IDLE_MS = 5 * 60_000;
+
+interface Pooled {
+  client: Client;
+  lastUsed: number;
+}
+
+export class UpstreamPool {
+  private readonly clients = new Map<string, Pooled>();
+  private readonly connecting = new Map<string, Promise<Client>>();
+  private readonly sweep: NodeJS.Timeout;
+
+  constructor(
+    private readonly tokens: ClientCredentialsTokens,
+    private readonly onToolsChanged: (key: string) => void,
+  ) {
+    this.sweep = setInterval(() => this.closeIdle(), IDLE_MS / 5);
+    this.sweep.unref();
+  }
+
+  /** A connected client for `target`; concurrent callers share one handshake. */
+  async client(target: UpstreamTarget): Promise<Client> {
+    const pooled = this.clients.get(target.key);
+    if (pooled) {
+      pooled.lastUsed = Date.now();
+      return pooled.client;
+    }
+    let connecting = this.connecting.get(target.key);
+    if (!connecting) {
+      connecting = this.connect(target).finally(() => this.connecting.delete(target.key));
+      this.connecting.set(target.key, connecting);
+    }
+    return connecting;
+  }
+
+  /** Forgets (and closes) the connection of `key`: after a failure, or when its server changed or went. */
+  drop(key: string): void {
+    const pooled = this.clients.get(key);
+    if (!pooled) return;
+    this.clients.delete(key);
+    void pooled.client.close().catch(() => {});
+  }
+
+  /** Drops every connection whose key starts with `prefix` (a server's, across tenants and versions). */
+  dropMatching(predicate: (key: string) => boolean): void {
+    for (const key of [...this.clients.keys()]) if (predicate(key)) this.drop(key);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweep);
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    await Promise.all(all.map((p) => p.client.close().catch(() => {})));
+  }
+
+  private async connect(target: UpstreamTarget): Promise<Client> {
+    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto' } });
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.onToolsChanged(target.key));
+    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+      fetch: target.fetch,
+      ...credentialOptions(target, this.tokens),
+      // A client-credentials token cannot be widened by re-authorizing.
+      onInsufficientScope: 'throw',
+    });
+    try {
+      await client.connect(transport, { timeout: target.timeoutMs });
+    } catch (error) {
+      await client.close().catch(() => {});
+      throw error;
+    }
+    // A connection the upstream ends (its process restarted) is forgotten, so the next use reconnects.
+    const previousOnClose = client.onclose;
+    client.onclose = () => {
+      previousOnClose?.();
+      if (this.clients.get(target.key)?.client === client) this.clients.delete(target.key);
+    };
+    this.clients.set(target.key, { client, lastUsed: Date.now() });
+    return client;
+  }
+
+  private closeIdle(): void {
+    const cutoff = Date.now() - IDLE_MS;
+    for (const [key, pooled] of this.clients) if (pooled.lastUsed < cutoff) this.drop(key);
+  }
+}
+
+/** The server's own credential, as the transport sends it: `Authorization` from an auth provider, or fixed headers. */
+function credentialOptions(
+  target: UpstreamTarget,
+  tokens: ClientCredentialsTokens,
+): { authProvider?: AuthProvider; requestInit?: RequestInit } {
+  const auth = target.auth;
+  switch (auth.type) {
+    case 'none':
+      return {};
+    case 'bearer':
+      return { authProvider: { token: async () => auth.token } };
+    case 'headers':
+      return { requestInit: { headers: { ...auth.headers } } };
+    case 'oauth2_client_credentials':
+      return {
+        authProvider: {
+          token: () => tokens.token(target.key, auth, target.fetch, AbortSignal.timeout(target.timeoutMs)),
+          // The token was revoked or expired early: the transport retries once with a new one.
+          onUnauthorized: async () => tokens.forget(target.key),
+        },
+      };
+  }
+}
