@@ -211,6 +211,12 @@ export class TenantARecords {
           token: this.world.platform.admin.token,
           json: { name: label, engine: 'openai', url: this.closedUrl, tenantIds: [this.world.a.tenantId] },
         });
+      // An MCP server of tenant A alone (its admin manages it), at an address nobody listens on.
+      case 'serverId':
+        return this.created('/api/llm/v1/mcp/servers', {
+          token: this.world.platform.admin.token,
+          json: { name: `matrix-${++this.seq}`, url: this.closedUrl, tenantIds: [this.world.a.tenantId] },
+        });
       default:
         throw new Error(
           `${route.method} ${route.url}: the route-security matrix has no record for :${name}. Teach TenantARecords (test/gateway/access-matrix.ts) ` +
