@@ -65,6 +65,8 @@ export function credentialOf(world: World, caller: Caller): Record<string, strin
 const PLAIN_PARAMS: Record<string, string> = {
   // An engine that pulls (other names are 404 before anyone is asked who calls).
   engine: 'local',
+  // The MCP endpoint's one-server route takes a server's name; an unknown one is a server with no tools (not a 404).
+  serverName: 'matrix-tools',
 };
 
 /** What a wildcard (`*`, the rest of the path) stands for, by route path (GET and its HEAD): names, not ids of a record. */
