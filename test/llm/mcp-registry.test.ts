@@ -201,6 +201,26 @@ describe('MCP servers API', () => {
     assert.equal(forB.status, 403, "a tenant admin's servers are their tenant's only");
   });
 
+  it('refuses the names of the static paths under /api/llm/v1/mcp/ (400 naming the field)', async () => {
+    for (const name of ['servers', 'calls']) {
+      for (const token of [world.platform.admin.token, world.a.admin.token]) {
+        const answer = await call('POST', '', { token, json: { name, url: 'https://example.com/mcp' } });
+        assert.equal(answer.status, 400, answer.text);
+        assert.deepEqual(
+          answer.body.errors.map((e: { field: string }) => e.field),
+          ['name'],
+        );
+      }
+    }
+    const server = await call('POST', '', { token: world.platform.admin.token, json: { name: 'fine', url: upstream.url } });
+    assert.equal(server.status, 201, server.text);
+    const renamed = await call('PATCH', `/${server.body.id}`, { token: world.platform.admin.token, json: { name: 'calls' } });
+    assert.equal(renamed.status, 400, renamed.text);
+    assert.equal(renamed.body.errors[0].field, 'name');
+    assert.equal((await call('GET', `/${server.body.id}`, { token: world.platform.admin.token })).body.name, 'fine');
+    await call('DELETE', `/${server.body.id}`, { token: world.platform.admin.token });
+  });
+
   it('keeps names unique among the servers a tenant sees, shared ones included', async () => {
     const admin = world.platform.admin.token;
     const a = await call('POST', '', { token: admin, json: { name: 'jira', url: upstream.url, tenantIds: [world.a.tenantId] } });

@@ -12,6 +12,12 @@ const HeaderValue = Type.String({ minLength: 1, maxLength: 8192, pattern: '^[^\\
 /** The server's name: the prefix of its tools, unique among the servers a tenant sees. */
 export const ServerName = Type.String({ pattern: '^[a-z0-9-]{1,32}$', description: 'lowercase letters, digits and dashes, 1 to 32' });
 
+/**
+ * The static paths under /api/llm/v1/mcp/: a server of one of these names could not be
+ * reached at /api/llm/v1/mcp/{serverName} (the static route wins), so none may take them.
+ */
+export const RESERVED_SERVER_NAMES: ReadonlySet<string> = new Set(['servers', 'calls']);
+
 /** The credential the gateway sends upstream, as given (secrets in clear: only ever in a request body). */
 export const McpAuthInput = Type.Union([
   Type.Object({ type: Type.Literal('none') }, { additionalProperties: false }),

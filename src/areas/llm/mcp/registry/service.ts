@@ -19,7 +19,7 @@ import { checkCallerUrl, urlScopeOf, type UrlPolicyDeps } from '../../outbound/u
 import type { McpCatalog } from './catalog.js';
 import { encryptAuth, type StoredAuth } from './credentials.js';
 import { mcpServerRepository, type McpServerChanges, type McpServerRow } from './repository.js';
-import type { McpAuthInput, McpServer, McpServerPatch, NewMcpServer } from './schemas.js';
+import { RESERVED_SERVER_NAMES, type McpAuthInput, type McpServer, type McpServerPatch, type NewMcpServer } from './schemas.js';
 import { serverView } from './view.js';
 
 export interface McpServerDeps extends UrlPolicyDeps {
@@ -77,6 +77,7 @@ export async function getServer(deps: McpServerDeps, principal: Principal, id: s
 
 export async function createServer(deps: McpServerDeps, principal: Principal, input: NewMcpServer): Promise<McpServer> {
   requireServerAdmin(principal);
+  requireUsableName(input.name);
   const tenantIds = await tenantIdsFor(deps, principal, input.tenantIds);
   const url = await checkServerUrl(deps, principal, input.url, 'url');
   const auth = await storedAuth(deps, principal, input.auth ?? { type: 'none' });
@@ -101,7 +102,7 @@ export async function updateServer(deps: McpServerDeps, principal: Principal, id
   requireServerAdmin(principal);
   const current = await manageableRow(deps, principal, id);
   const changes: McpServerChanges = {};
-  if (patch.name !== undefined) changes.name = patch.name;
+  if (patch.name !== undefined) changes.name = requireUsableName(patch.name);
   if (patch.url !== undefined) changes.url = await checkServerUrl(deps, principal, patch.url, 'url');
   if (patch.auth !== undefined) changes.auth = await storedAuth(deps, principal, patch.auth);
   // Whoever gives a URL (the server's or the token endpoint's) sets whose deny list holds both.
@@ -159,6 +160,12 @@ async function manageableRow(deps: McpServerDeps, principal: Principal, id: stri
   if (accessTo(principal, row.tenant_ids) !== 'manage')
     throw forbidden('This MCP server is shared with other tenants; only a platform admin may change it.');
   return row;
+}
+
+function requireUsableName(name: string): string {
+  if (RESERVED_SERVER_NAMES.has(name))
+    throw validation('name', `"${name}" is a path of the MCP API (/api/llm/v1/mcp/${name}); choose another name.`);
+  return name;
 }
 
 async function requireFreeName(q: Queryable, name: string, tenantIds: string[], id: string | null) {
