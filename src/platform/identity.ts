@@ -16,6 +16,8 @@ export interface Principal {
   customerId?: string;
   /** An API key's rate limits and budgets, when its admin set any (src/platform/rate-limits/). */
   limits?: Limits;
+  /** An API key's MCP grant (`server/*`, `server/tool`: platform/mcp-grants.ts), when its admin set one. */
+  mcpAllow?: string[];
   /** People: the sign-in session (refresh-token family, fam_…) their access token was issued in, when it names one. */
   sessionId?: string;
 }

@@ -20,6 +20,7 @@ interface Claims {
   scp: string[];
   cus?: string;
   lim?: Principal['limits'];
+  mcp?: string[];
   ses?: string;
   cid: string;
   exp: number;
@@ -34,6 +35,7 @@ export function mintInternalToken(key: Buffer, principal: Principal, correlation
     scp: principal.scopes,
     ...(principal.customerId ? { cus: principal.customerId } : {}),
     ...(principal.limits ? { lim: principal.limits } : {}),
+    ...(principal.mcpAllow ? { mcp: principal.mcpAllow } : {}),
     ...(principal.sessionId ? { ses: principal.sessionId } : {}),
     cid: correlationId,
     exp: Math.floor(now / 1000) + INTERNAL_TOKEN_TTL_SECONDS,
@@ -66,6 +68,7 @@ export function verifyInternalToken(
   const principal: Principal = { tenantId: claims.tid, kind: claims.knd, subject: claims.sub, roles: claims.rol, scopes: claims.scp };
   if (claims.cus) principal.customerId = claims.cus;
   if (claims.lim) principal.limits = claims.lim;
+  if (Array.isArray(claims.mcp)) principal.mcpAllow = claims.mcp;
   if (claims.ses) principal.sessionId = claims.ses;
   return { principal, correlationId: claims.cid };
 }

@@ -41,6 +41,7 @@ describe('auth tenants', () => {
       allowedModels: null,
       streamMetadataFrame: 'spec',
       streamMetadataChoices: false,
+      mcp: { memberAllow: [] },
     });
     assert.match(created.body.id, /^ten_[0-9A-Z]{26}$/);
     assert.equal(created.body.name, 'Globex');
@@ -182,6 +183,7 @@ describe('auth tenants', () => {
       allowedModels: ['llama-3', 'qwen'],
       streamMetadataFrame: 'empty_choices',
       streamMetadataChoices: true,
+      mcp: { memberAllow: [] },
     });
     assert.deepEqual((await gw.request('GET', path, { token: platformAdmin })).body.settings, set.body.settings);
     assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), set.body.settings, 'the router sees the change at once');
@@ -193,6 +195,7 @@ describe('auth tenants', () => {
       allowedModels: null,
       streamMetadataFrame: 'empty_choices',
       streamMetadataChoices: true,
+      mcp: { memberAllow: [] },
     });
     const byPlatform = await gw.request('PATCH', path, {
       token: platformAdmin,
@@ -204,6 +207,7 @@ describe('auth tenants', () => {
       allowedModels: null,
       streamMetadataFrame: 'spec',
       streamMetadataChoices: false,
+      mcp: { memberAllow: [] },
     });
     assert.deepEqual(await gw.ctx.llm.router.settings(tenantB), byPlatform.body.settings);
 

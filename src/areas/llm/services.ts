@@ -202,7 +202,11 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
     },
     settingsCacheStats: tenants.cacheStats,
     // The registry's: the tools of the servers each caller's tenant sees, as granted and pinned.
-    mcpTools: new RegistryToolSource({ db, catalog: mcpCatalog }),
+    mcpTools: new RegistryToolSource({
+      db,
+      catalog: mcpCatalog,
+      memberAllow: async (tenantId) => (await tenants.get(tenantId)).mcp.memberAllow,
+    }),
     setLog(next) {
       sink = next;
     },

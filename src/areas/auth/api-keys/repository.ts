@@ -18,6 +18,8 @@ export interface ApiKeyRow {
   last_used_at: Date | null;
   /** Rate limits and budgets (platform/rate-limits/limits.ts); null: none. */
   limits: Record<string, unknown> | null;
+  /** The MCP grant, {allow: [...]} (platform/mcp-grants.ts); null: none. */
+  mcp: { allow?: unknown } | null;
 }
 
 // The search of a page and of its count: parameter $n is the ILIKE pattern (paging.ts escapes it), or null for none.
@@ -93,12 +95,20 @@ export const apiKeyRepository = {
     return row;
   },
 
-  async setLimits(q: Queryable, tenantId: string, id: string, limits: object | null) {
-    const [row] = await q.query<ApiKeyRow>('UPDATE api_keys SET limits = $3::jsonb WHERE tenant_id = $1 AND id = $2 RETURNING *', [
-      tenantId,
-      id,
-      limits ? JSON.stringify(limits) : null,
-    ]);
+  /** Sets what `changes` names (null clears it); the row as it is now, or undefined when there is no such key. */
+  async update(q: Queryable, tenantId: string, id: string, changes: { limits?: object | null; mcp?: object | null }) {
+    const sets: string[] = [];
+    const values: unknown[] = [tenantId, id];
+    for (const column of ['limits', 'mcp'] as const) {
+      const value = changes[column];
+      if (value === undefined) continue;
+      values.push(value === null ? null : JSON.stringify(value));
+      sets.push(`${column} = $${values.length}::jsonb`);
+    }
+    const sql = sets.length
+      ? `UPDATE api_keys SET ${sets.join(', ')} WHERE tenant_id = $1 AND id = $2 RETURNING *`
+      : 'SELECT * FROM api_keys WHERE tenant_id = $1 AND id = $2';
+    const [row] = await q.query<ApiKeyRow>(sql, values);
     return row;
   },
 

@@ -37,7 +37,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox<{ deps: ApiKeyDeps }> = asy
     async (request) => getApiKey(deps, principalOf(request), request.params.tenantId, request.params.keyId),
   );
 
-  // Rate limits and budgets (src/platform/rate-limits/): the body's `limits` replace the key's.
+  // Rate limits and budgets (src/platform/rate-limits/) and the MCP grant (platform/mcp-grants.ts): each field the body names replaces the key's.
   app.patch(
     '/tenants/:tenantId/api-keys/:keyId',
     {

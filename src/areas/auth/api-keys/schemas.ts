@@ -3,6 +3,7 @@
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Text, Timestamp } from '../../schemas.js';
 import { LimitsInput, LimitsRecord } from '../../../platform/rate-limits/limits.js';
+import { McpGrantList } from '../../../platform/mcp-grants.js';
 
 // The one set of rules for a new key: the create body's schema is built from these, and
 // every path that creates a key (route, CLI, control socket) runs checkNewApiKey.
@@ -32,6 +33,8 @@ const recordFields = {
   lastUsedAt: Type.Union([Timestamp, Type.Null()]),
   /** Rate limits and token budgets set on the key; {} when none. */
   limits: LimitsRecord,
+  /** The MCP tools the key may see and call (`server/*`, `server/tool`); `allow: []` when none. */
+  mcp: Type.Object({ allow: McpGrantList }),
 };
 // Two schemas on purpose: the serializer drops any field a schema does not name,
 // so the plaintext `key` cannot leak from list, get, revoke or activate.
@@ -50,8 +53,17 @@ export const NewApiKey = Type.Object({
 });
 export type NewApiKey = Static<typeof NewApiKey>;
 
-/** PATCH …/api-keys/{keyId}: the key's limits, replacing what was set (`{}` or null: none). */
-export const ApiKeyPatch = Type.Object({ limits: Type.Union([LimitsInput, Type.Null()]) }, { additionalProperties: false });
+/**
+ * PATCH …/api-keys/{keyId}: changes only what it names, at least one field. `limits`
+ * replaces the key's (`{}` or null: none); `mcp` its MCP grant (`{allow: []}` or null: none).
+ */
+export const ApiKeyPatch = Type.Object(
+  {
+    limits: Type.Optional(Type.Union([LimitsInput, Type.Null()])),
+    mcp: Type.Optional(Type.Union([Type.Object({ allow: McpGrantList }, { additionalProperties: false }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
 export type ApiKeyPatch = Static<typeof ApiKeyPatch>;
 
 export const TenantParams = Type.Object({ tenantId: Type.String() });

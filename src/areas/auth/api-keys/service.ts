@@ -5,7 +5,7 @@
 import type { Database } from '../../../platform/db/database.js';
 import type { InvalidationBus } from '../../../platform/coordination/invalidation-bus.js';
 import type { Secrets } from '../../../platform/secrets.js';
-import { notFound, validation } from '../../../platform/errors.js';
+import { AppError, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import { requireTenantAdmin } from '../../../platform/authorization.js';
@@ -13,6 +13,7 @@ import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { generateApiKey, maskApiKey } from './key-format.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
+import { grantListFrom } from '../../../platform/mcp-grants.js';
 import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
 import { API_KEY_LIMITS, type ApiKeyPatch, type ApiKeyRecord, type CreatedApiKey, type NewApiKey } from './schemas.js';
 
@@ -33,6 +34,7 @@ export const toApiKey = (row: ApiKeyRow): ApiKeyRecord => ({
   ...(row.customer_id !== null ? { customerId: row.customer_id } : {}),
   lastUsedAt: row.last_used_at?.toISOString() ?? null,
   limits: limitsFrom(row.limits),
+  mcp: { allow: grantListFrom(row.mcp?.allow) },
 });
 
 const SCOPE = new RegExp(API_KEY_LIMITS.scopePattern);
@@ -154,7 +156,10 @@ export async function setApiKeyStatus(
   return toApiKey(row);
 }
 
-/** PATCH: sets the key's limits; every replica's validation cache drops the key (its limits ride in the cached principal). */
+/**
+ * PATCH: sets what the body names (limits, MCP grant); every replica's validation cache
+ * drops the key (both ride in the cached principal).
+ */
 export async function updateApiKey(
   deps: ApiKeyDeps,
   principal: Principal,
@@ -163,7 +168,16 @@ export async function updateApiKey(
   patch: ApiKeyPatch,
 ): Promise<ApiKeyRecord> {
   await administeredTenant(deps, principal, tenantId);
-  const row = isId('apiKey', keyId) ? await apiKeyRepository.setLimits(deps.db, tenantId, keyId, storedLimits(patch.limits)) : undefined;
+  if (patch.limits === undefined && patch.mcp === undefined) {
+    const message = 'name at least one of limits, mcp';
+    throw new AppError('VALIDATION_FAILED', message, { errors: ['limits', 'mcp'].map((field) => ({ field, message })) });
+  }
+  const changes = {
+    ...(patch.limits !== undefined ? { limits: storedLimits(patch.limits) } : {}),
+    // An empty grant is stored as none: a key with `allow: []` and a new key are the same.
+    ...(patch.mcp !== undefined ? { mcp: patch.mcp?.allow.length ? { allow: patch.mcp.allow } : null } : {}),
+  };
+  const row = isId('apiKey', keyId) ? await apiKeyRepository.update(deps.db, tenantId, keyId, changes) : undefined;
   if (!row) throw notFound('API key');
   await deps.bus.publish({ kind: 'apiKey', id: keyId });
   return toApiKey(row);

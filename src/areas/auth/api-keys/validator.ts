@@ -14,6 +14,7 @@ import type { Secrets } from '../../../platform/secrets.js';
 import { RenewingCache } from '../../../platform/renewing-cache.js';
 import type { CacheStats } from '../../../platform/ttl-cache.js';
 import { limitsFrom } from '../../../platform/rate-limits/limits.js';
+import { grantListFrom } from '../../../platform/mcp-grants.js';
 import { isWellFormedApiKey } from './key-format.js';
 import type { LastUsedRecorder } from './last-used.js';
 
@@ -86,8 +87,9 @@ export class ApiKeyValidator {
       expires_at: Date | null;
       tenant_status: string;
       limits: unknown;
+      mcp: { allow?: unknown } | null;
     }>(
-      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, k.limits, t.status AS tenant_status
+      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, k.limits, k.mcp, t.status AS tenant_status
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
       [hash],
     );
@@ -97,6 +99,8 @@ export class ApiKeyValidator {
     if (row.customer_id) principal.customerId = row.customer_id;
     // Cached with the key: its limits reach the request path without a query (a change publishes `apiKey`).
     if (row.limits) principal.limits = limitsFrom(row.limits);
+    // So is its MCP grant (the same `apiKey` event drops it).
+    if (row.mcp) principal.mcpAllow = grantListFrom(row.mcp.allow);
     return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime() };
   }
 }

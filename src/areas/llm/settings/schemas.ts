@@ -4,6 +4,7 @@
 // root hands these schemas to the tenants feature (tenantLlmSettings in service.ts).
 import { Type, type Static } from '@fastify/type-provider-typebox';
 import { Text } from '../../schemas.js';
+import { McpGrantList } from '../../../platform/mcp-grants.js';
 
 export const MAX_ALLOWED_MODELS = 500;
 
@@ -32,6 +33,8 @@ export const TenantLlmSettings = Type.Object({
    * true exactly when streamMetadataFrame is `empty_choices`.
    */
   streamMetadataChoices: Type.Boolean(),
+  /** The MCP tools the tenant's members may see and call (`server/*`, `server/tool`); admins reach every tool. */
+  mcp: Type.Object({ memberAllow: McpGrantList }),
 });
 export type TenantLlmSettings = Static<typeof TenantLlmSettings>;
 
@@ -42,5 +45,7 @@ export const LlmSettingsPatch = Type.Object({
   streamMetadataFrame: Type.Optional(StreamMetadataFrame),
   /** true: streamMetadataFrame `empty_choices`; false: `spec`. When both are sent, streamMetadataFrame wins. */
   streamMetadataChoices: Type.Optional(Type.Boolean()),
+  /** Replaces the members' MCP grant (`memberAllow: []`: none). */
+  mcp: Type.Optional(Type.Object({ memberAllow: McpGrantList }, { additionalProperties: false })),
 });
 export type LlmSettingsPatch = Static<typeof LlmSettingsPatch>;

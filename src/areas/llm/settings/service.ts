@@ -4,6 +4,7 @@
 import type { Queryable } from '../../../platform/db/database.js';
 import { validation } from '../../../platform/errors.js';
 import { limitsFrom, type Limits } from '../../../platform/rate-limits/limits.js';
+import { grantListFrom } from '../../../platform/mcp-grants.js';
 import { llmSettingsRepository } from './repository.js';
 import { LlmSettingsPatch, type StreamMetadataFrame, TenantLlmSettings } from './schemas.js';
 
@@ -18,6 +19,7 @@ export function llmSettingsFrom(settings: Record<string, unknown> | null | undef
     defaultModel: typeof s.defaultModel === 'string' ? s.defaultModel : null,
     allowedModels: Array.isArray(allowed) ? allowed.filter((m): m is string => typeof m === 'string') : null,
     ...withFrame(frameOf(s.streamMetadataFrame) ?? (s.streamMetadataChoices === true ? 'empty_choices' : 'spec')),
+    mcp: { memberAllow: grantListFrom((s.mcp as { memberAllow?: unknown } | undefined)?.memberAllow) },
   };
 }
 
@@ -46,6 +48,7 @@ export function mergeLlmSettings(current: TenantLlmSettings, patch: LlmSettingsP
     defaultModel: patch.defaultModel !== undefined ? patch.defaultModel : current.defaultModel,
     allowedModels: patch.allowedModels !== undefined ? patch.allowedModels : current.allowedModels,
     ...withFrame(frameAfter(current.streamMetadataFrame, patch)),
+    mcp: patch.mcp !== undefined ? { memberAllow: patch.mcp.memberAllow } : current.mcp,
   };
   if (next.defaultModel !== null && next.allowedModels && !next.allowedModels.includes(next.defaultModel)) {
     throw validation(

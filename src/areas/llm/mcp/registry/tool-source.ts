@@ -1,11 +1,13 @@
 // The registry's side of the seam (../tool-source.ts): which pinned tools a caller may
-// see, and running one. Until per-key grants exist, tenant admins (platform admins
-// included) reach every tool of the servers their tenant sees, and API keys and members
-// reach none (a tool outside the grant is invisible, and a call to it reaches no upstream).
+// see, and running one. Tenant admins (platform admins included) reach every tool of the
+// servers their tenant sees; an API key what its grant names (`server/*`, `server/tool`,
+// carried in its Principal); a member what the tenant's `mcp.memberAllow` names. A tool
+// outside the grant is invisible, and a call to it reaches no upstream.
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Database } from '../../../../platform/db/database.js';
 import { isTenantAdmin, type Principal } from '../../../../platform/identity.js';
 import { serves } from '../../router/node-runtime.js';
+import { grantsTool } from '../../../../platform/mcp-grants.js';
 import { ToolCallFailed, type CallOptions, type GrantedTool, type ToolSource } from '../tool-source.js';
 import type { McpCatalog } from './catalog.js';
 import { mcpServerRepository, type McpServerRow } from './repository.js';
@@ -13,21 +15,28 @@ import { mcpServerRepository, type McpServerRow } from './repository.js';
 export interface RegistryToolSourceDeps {
   db: Database;
   catalog: Pick<McpCatalog, 'servedTools' | 'call'>;
+  /** The tenant's grant for its members (cached tenant settings: no query per request). */
+  memberAllow: (tenantId: string) => Promise<readonly string[]>;
 }
+
+/** Who may reach which tool: every tool, or the ones a grant names. */
+type Reach = 'every' | readonly string[];
 
 export class RegistryToolSource implements ToolSource {
   constructor(private readonly deps: RegistryToolSourceDeps) {}
 
   async list(principal: Principal, server?: string): Promise<GrantedTool[]> {
-    if (!reachesEveryTool(principal)) return [];
+    const reach = await this.reachOf(principal);
+    if (reach !== 'every' && reach.length === 0) return [];
     const rows = (await mcpServerRepository.listServing(this.deps.db, principal.tenantId)).filter(
-      (row) => server === undefined || row.name === server,
+      // A server none of whose tools is granted is not even listed upstream.
+      (row) => (server === undefined || row.name === server) && (reach === 'every' || reach.some((p) => p.startsWith(`${row.name}/`))),
     );
     const perServer = await Promise.all(
       rows.map(async (row) =>
-        (await this.deps.catalog.servedTools(principal.tenantId, row)).map(
-          (tool): GrantedTool => ({ serverId: row.id, server: row.name, name: tool.name, definition: tool.definition }),
-        ),
+        (await this.deps.catalog.servedTools(principal.tenantId, row))
+          .filter((tool) => reaches(reach, row.name, tool.name))
+          .map((tool): GrantedTool => ({ serverId: row.id, server: row.name, name: tool.name, definition: tool.definition })),
       ),
     );
     return perServer.flat();
@@ -40,15 +49,23 @@ export class RegistryToolSource implements ToolSource {
    */
   async call(principal: Principal, tool: GrantedTool, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
     const row = await mcpServerRepository.get(this.deps.db, tool.serverId);
-    if (!row || !serves(row.tenant_ids, principal.tenantId) || !reachesEveryTool(principal) || !isPinned(row, tool.name))
+    const granted = row !== undefined && reaches(await this.reachOf(principal), row.name, tool.name);
+    if (!row || !serves(row.tenant_ids, principal.tenantId) || !granted || !isPinned(row, tool.name))
       throw new ToolCallFailed('error', `Unknown tool: ${tool.server}/${tool.name}`, -32602);
     if (options.signal.aborted) throw new ToolCallFailed('cancelled', 'The call was cancelled.');
     return this.deps.catalog.call(principal.tenantId, row, tool.name, args, options);
   }
+
+  /** The one place that says what a caller reaches; `list` and `call` both ask it. */
+  private async reachOf(principal: Principal): Promise<Reach> {
+    if (isTenantAdmin(principal)) return 'every';
+    if (principal.kind === 'apiKey') return principal.mcpAllow ?? [];
+    return this.deps.memberAllow(principal.tenantId);
+  }
 }
 
-function reachesEveryTool(principal: Principal): boolean {
-  return isTenantAdmin(principal);
+function reaches(reach: Reach, server: string, tool: string): boolean {
+  return reach === 'every' || grantsTool(reach, server, tool);
 }
 
 function isPinned(row: McpServerRow, name: string): boolean {
