@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   challenge: 'chl',
   computeNode: 'node',
   mcpServer: 'mcps',
+  mcpCall: 'mcpc',
   response: 'resp',
 } as const;
 

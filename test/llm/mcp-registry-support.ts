@@ -69,6 +69,7 @@ export async function startMockUpstream(tools: Tool[] = [tool('echo'), tool('han
         for (let i = 1; i <= 3 && token !== undefined; i++)
           await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3 } });
       }
+      if (name === 'fails') return { content: [{ type: 'text', text: 'the tool failed' }], isError: true };
       return { content: [{ type: 'text', text: `${name}:${JSON.stringify(request.params.arguments ?? {})}` }] };
     });
     return server;

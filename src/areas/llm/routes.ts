@@ -26,6 +26,8 @@ import { responseRoutes } from './responses/routes.js';
 import { applyRateLimits } from './rate-limits/hook.js';
 import { mcpServerRoutes } from './mcp/registry/routes.js';
 import { mcpEndpointRoutes } from './mcp/endpoint/routes.js';
+import { mcpCallRoutes } from './mcp/calls/routes.js';
+import { DatabaseMcpCallAudit } from './mcp/calls/audit.js';
 
 export interface LlmAreaDeps {
   config: {
@@ -139,10 +141,13 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   await app.register(responseRoutes, {
     deps: { db: deps.db, router: llm.router, runs: llm.runs, calls: llm.calls, grounding, checkScope, heartbeatMs, retryAfterSeconds },
   });
+  // The audit of MCP tool calls (mcp/calls/), written by the endpoint: before it, a static path under /mcp/.
+  await app.register(mcpCallRoutes, { deps: { db: deps.db } });
   // The MCP endpoint (mcp/endpoint/): what MCP clients connect to.
   await app.register(mcpEndpointRoutes, {
     deps: {
       toolSource: () => llm.mcpTools,
+      audit: new DatabaseMcpCallAudit(deps.db),
       bus: deps.bus,
       corsOrigins: deps.config.corsOrigins,
       // Only the kind of failure: the SDK's messages can quote the request, and no argument reaches the log.

@@ -34,12 +34,14 @@ export interface ToolSource {
  * result with `isError: true` instead). `timeout`: the server's timeoutSeconds passed;
  * `cancelled`: the caller's signal aborted it; `unavailable`: the upstream could not be
  * reached or refused the gateway (connection, deny list, credential); `error`: the
- * upstream answered the call with a JSON-RPC error (`code` is its code). The message is
+ * upstream answered the call with a JSON-RPC error (`code` is its code); `denied`: the
+ * registry refused it before any upstream (unknown, ungranted or unpinned tool; code
+ * -32602). The message is
  * safe to show the caller: it names no internal address or credential.
  */
 export class ToolCallFailed extends Error {
   constructor(
-    readonly reason: 'timeout' | 'cancelled' | 'unavailable' | 'error',
+    readonly reason: 'timeout' | 'cancelled' | 'unavailable' | 'error' | 'denied',
     message: string,
     readonly code?: number,
   ) {

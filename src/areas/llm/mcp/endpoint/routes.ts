@@ -20,6 +20,7 @@ import { RunningCalls, type McpCallBus } from './running-calls.js';
 import { toolServerFor } from './tool-server.js';
 import { sendWebResponse, toWebRequest } from './web-exchange.js';
 import { MAX_ARGUMENT_BYTES } from './message-limits.js';
+import type { McpCallAudit } from '../calls/audit.js';
 
 export interface McpEndpointDeps {
   /** Read at every request: the registry's tool source (tests put a fake one in its place). */
@@ -28,6 +29,8 @@ export interface McpEndpointDeps {
   bus: McpCallBus;
   /** Browser origins allowed to call (GATEWAY_CORS_ORIGINS); any other Origin is refused with 403. */
   corsOrigins: readonly string[];
+  /** Where each tools/call's audit record goes (../calls/audit.ts). */
+  audit: McpCallAudit;
   /** Out-of-band SDK errors and refused requests, for the log (never argument or result content). */
   logError?: (error: Error) => void;
 }
@@ -77,9 +80,16 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
 
     const caller = { principal, credential, server };
     // One handler, and so one server instance, per request: never shared between callers.
-    const handler = createMcpHandler(() => toolServerFor({ tools: deps.toolSource(), running }, caller), {
-      ...(deps.logError ? { onerror: deps.logError } : {}),
-    });
+    const handler = createMcpHandler(
+      () =>
+        toolServerFor(
+          { tools: deps.toolSource(), running, audit: deps.audit, ...(deps.logError ? { logError: deps.logError } : {}) },
+          caller,
+        ),
+      {
+        ...(deps.logError ? { onerror: deps.logError } : {}),
+      },
+    );
     const gone = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) gone.abort();

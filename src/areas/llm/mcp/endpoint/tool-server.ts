@@ -3,12 +3,14 @@
 // answer (CVE-2026-25536 was a shared instance). The low-level Server, not McpServer:
 // an unknown or ungranted tool must be a JSON-RPC error (-32602), which McpServer
 // would answer as an `isError` result.
-import { ProtocolError, ProtocolErrorCode, Server, type ServerContext } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ServerContext } from '@modelcontextprotocol/server';
 import type { Principal } from '../../../../platform/identity.js';
 import { AppError } from '../../../../platform/errors.js';
 import { ToolCallFailed, type ToolSource } from '../tool-source.js';
 import { exposeTools } from './tool-names.js';
 import type { RunningCalls } from './running-calls.js';
+import type { McpCallAudit } from '../calls/audit.js';
+import type { McpCallStatus } from '../calls/schemas.js';
 
 const SERVER_INFO = { name: 'gateway-mcp', version: '1.0.0' };
 /** How long a 2026-07-28 client may reuse a tool list (`ttlMs`); `private`: it is this caller's grants. */
@@ -26,6 +28,9 @@ export interface ToolCaller {
 export interface ToolServerDeps {
   tools: ToolSource;
   running: RunningCalls;
+  /** Every tools/call ends in one record (calls/audit.ts); a failed write is logged, the answer unchanged. */
+  audit: McpCallAudit;
+  logError?: (error: Error) => void;
 }
 
 export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server {
@@ -46,23 +51,61 @@ export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server 
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args = {} } = request.params;
+    const startedAt = new Date();
+    const started = performance.now();
+    const audit = async (server: string | null, tool: string, status: McpCallStatus, result?: unknown) => {
+      const entry = {
+        principal: caller.principal,
+        server,
+        tool,
+        status,
+        startedAt,
+        durationMs: performance.now() - started,
+        arguments: args,
+      };
+      await deps.audit.record(result === undefined ? entry : { ...entry, result }).catch((error: Error) => {
+        // The kind of failure only: the database's message could quote the row.
+        deps.logError?.(new Error(`mcp call audit not written: ${error.name}`));
+      });
+    };
     const tool = (await exposed()).get(name);
-    // The same answer for a tool that does not exist and one the caller is not granted.
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool) {
+      await audit(null, name, 'denied');
+      // The same answer for a tool that does not exist and one the caller is not granted.
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     const call = deps.running.start(caller.credential, ctx.mcpReq.id);
+    let status: McpCallStatus = 'error';
+    let result: CallToolResult | undefined;
     try {
-      return await guarded(() =>
-        deps.tools.call(caller.principal, tool, args, {
-          // The client's cancel (another POST), or its closed stream (2026-07-28).
-          signal: AbortSignal.any([call.signal, ctx.mcpReq.signal]),
-          ...progressTo(ctx, request.params._meta?.progressToken),
-        }),
-      );
+      return await guarded(async () => {
+        try {
+          result = await deps.tools.call(caller.principal, tool, args, {
+            // The client's cancel (another POST), or its closed stream (2026-07-28).
+            signal: AbortSignal.any([call.signal, ctx.mcpReq.signal]),
+            ...progressTo(ctx, request.params._meta?.progressToken),
+          });
+          status = result.isError ? 'error' : 'ok';
+          return result;
+        } catch (error) {
+          status = statusOf(error);
+          throw error;
+        }
+      });
     } finally {
       call.end();
+      await audit(tool.server, tool.name, status, result);
     }
   });
   return server;
+}
+
+/** How a call that threw ended, for its audit record. */
+function statusOf(error: unknown): McpCallStatus {
+  if (!(error instanceof ToolCallFailed)) return 'error';
+  // `denied`: the registry's own re-check refused it (no longer granted, pinned or the tenant's); no upstream reached.
+  if (error.reason === 'timeout' || error.reason === 'cancelled' || error.reason === 'denied') return error.reason;
+  return 'error';
 }
 
 /** Progress from upstream to the client, when the client asked for it (it sent a progress token). */
@@ -90,7 +133,7 @@ async function guarded<T>(work: () => Promise<T>): Promise<T> {
     if (error instanceof ProtocolError) throw error;
     if (error instanceof ToolCallFailed)
       throw new ProtocolError(
-        error.reason === 'error' && error.code !== undefined ? error.code : ProtocolErrorCode.InternalError,
+        (error.reason === 'error' || error.reason === 'denied') && error.code !== undefined ? error.code : ProtocolErrorCode.InternalError,
         error.message,
       );
     throw new ProtocolError(

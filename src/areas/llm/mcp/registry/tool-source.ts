@@ -51,7 +51,7 @@ export class RegistryToolSource implements ToolSource {
     const row = await mcpServerRepository.get(this.deps.db, tool.serverId);
     const granted = row !== undefined && reaches(await this.reachOf(principal), row.name, tool.name);
     if (!row || !serves(row.tenant_ids, principal.tenantId) || !granted || !isPinned(row, tool.name))
-      throw new ToolCallFailed('error', `Unknown tool: ${tool.server}/${tool.name}`, -32602);
+      throw new ToolCallFailed('denied', `Unknown tool: ${tool.server}/${tool.name}`, -32602);
     if (options.signal.aborted) throw new ToolCallFailed('cancelled', 'The call was cancelled.');
     return this.deps.catalog.call(principal.tenantId, row, tool.name, args, options);
   }
