@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { eventually } from '../helpers/eventually.js';
-import { connectClient, MCP } from './mcp-endpoint-support.js';
+import { connectClient, MCP, post } from './mcp-endpoint-support.js';
 import { startMockUpstream, tool, type MockUpstream } from './mcp-registry-support.js';
 
 const SECRET_ARGUMENT = 'argument-content-3c59dc048e8850243be8079a5c74d079';
@@ -121,9 +121,22 @@ describe('MCP call audit', () => {
     await client.close();
   });
 
+  it('records arguments the endpoint refuses itself (over 1 MiB) as denied, without reaching an upstream', async () => {
+    const before = upstream.calls.length;
+    const args = { text: `${SECRET_ARGUMENT}${'x'.repeat(1024 * 1024)}` };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: args } });
+    const answer = await post(gw, `${MCP}/tools`, body, { ...admin(), 'mcp-protocol-version': '2025-11-25' });
+    assert.equal(answer.json?.error?.code, -32602, answer.text.slice(0, 300));
+    assert.equal(upstream.calls.length, before);
+    const record = await newest();
+    assert.deepEqual([record.status, record.server, record.tool, record.resultBytes], ['denied', 'tools', 'echo', null]);
+    assert.equal(record.argumentsBytes, Buffer.byteLength(JSON.stringify(args)));
+    assert.equal(record.argumentsSha256, createHash('sha256').update(JSON.stringify(args)).digest('hex'));
+  });
+
   it('filters by server, tool and time, and pages with limit and after', async () => {
     const all = (await calls()).body.data as CallRecord[];
-    assert.ok(all.length >= 6, `${all.length} records`);
+    assert.ok(all.length >= 7, `${all.length} records`);
     const ids = all.map((r) => r.id);
     assert.deepEqual(ids, [...ids].sort().reverse(), 'newest first');
     const hang = (await calls('?tool=hang')).body.data as CallRecord[];

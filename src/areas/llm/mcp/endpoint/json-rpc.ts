@@ -17,6 +17,8 @@ export type JsonRpcMessage = { jsonrpc?: unknown; id?: unknown; method?: unknown
 /** An answer the endpoint gives without the SDK: HTTP status and the JSON-RPC error body. */
 export class Refusal {
   readonly body: { jsonrpc: '2.0'; id: JsonRpcId; error: { code: number; message: string } };
+  /** A tools/call refused for its arguments: still a call, so it is audited (as `denied`). */
+  refusedCall?: { name: string; arguments: unknown };
   constructor(
     readonly status: number,
     code: number,
@@ -61,9 +63,14 @@ export function parseMessage(bytes: Buffer): JsonRpcMessage | Refusal {
   if (nestingDepth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH)
     return refusal(400, INVALID_REQUEST, `The message is nested deeper than ${MAX_MESSAGE_DEPTH} levels.`, idOf(message));
   if (message.method === 'tools/call') {
-    const why = argumentsRefusal((message.params as { arguments?: unknown } | undefined)?.arguments);
-    // In-band (HTTP 200), as any request's error: both eras' clients read it as the call's answer.
-    if (why) return refusal(200, INVALID_PARAMS, why, idOf(message));
+    const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+    const why = argumentsRefusal(params?.arguments);
+    if (why) {
+      // In-band (HTTP 200), as any request's error: both eras' clients read it as the call's answer.
+      const refused = refusal(200, INVALID_PARAMS, why, idOf(message));
+      refused.refusedCall = { name: typeof params?.name === 'string' ? params.name.slice(0, 200) : '', arguments: params?.arguments };
+      return refused;
+    }
   }
   return message;
 }

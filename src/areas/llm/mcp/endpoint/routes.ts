@@ -21,6 +21,7 @@ import { toolServerFor } from './tool-server.js';
 import { sendWebResponse, toWebRequest } from './web-exchange.js';
 import { MAX_ARGUMENT_BYTES } from './message-limits.js';
 import type { McpCallAudit } from '../calls/audit.js';
+import type { Principal } from '../../../../platform/identity.js';
 
 export interface McpEndpointDeps {
   /** Read at every request: the registry's tool source (tests put a fake one in its place). */
@@ -61,6 +62,20 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
       throw new AppError('FORBIDDEN', 'Requests from this origin may not use the MCP endpoint (GATEWAY_CORS_ORIGINS).');
   });
 
+  /** Arguments refused before the SDK server saw the call: audited as denied, no upstream reached. */
+  const auditRefused = async (principal: Principal, server: string | undefined, call: { name: string; arguments: unknown }) =>
+    deps.audit
+      .record({
+        principal,
+        server: server ?? null,
+        tool: call.name,
+        status: 'denied',
+        startedAt: new Date(),
+        durationMs: 0,
+        arguments: call.arguments,
+      })
+      .catch((error: Error) => deps.logError?.(new Error(`mcp call audit not written: ${error.name}`)));
+
   const serve = async (request: FastifyRequest, reply: FastifyReply, server: string | undefined) => {
     const principal = principalOf(request);
     if (!isJson(request.headers['content-type']))
@@ -68,7 +83,10 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
     const bytes = await readBody(request.raw, MAX_MESSAGE_BYTES);
     if (bytes instanceof Refusal) return sendRefusal(reply.header('connection', 'close'), bytes);
     const message = parseMessage(bytes);
-    if (message instanceof Refusal) return sendRefusal(reply, message);
+    if (message instanceof Refusal) {
+      if (message.refusedCall) await auditRefused(principal, server, message.refusedCall);
+      return sendRefusal(reply, message);
+    }
 
     const credential = credentialOf(request, principal.tenantId, principal.subject);
     if (message.method === 'notifications/cancelled') {
