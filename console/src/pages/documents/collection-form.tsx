@@ -8,6 +8,7 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 import { useLoad } from '../../ui/use-load.js';
 import { loadModels } from './shared.js';
 
@@ -135,17 +136,12 @@ function Fields(props: {
         </select>
       </label>
       {models.error ? <p class="muted">{t('documents.modelsUnavailable')}</p> : null}
-      <p role="alert" class="form-error">
-        {error}
-      </p>
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {current ? t('common.save') : t('documents.collectionCreate')}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        submitLabel={current ? t('common.save') : t('documents.collectionCreate')}
+        disabled={busy}
+        onCancel={props.onClose}
+      />
     </form>
   );
 }

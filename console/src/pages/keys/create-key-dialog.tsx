@@ -7,6 +7,7 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 import { announce } from '../../ui/notices.js';
 import { LimitsFields, readLimits } from './limits-fields.js';
 
@@ -99,17 +100,7 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
         </div>
       </div>
       <LimitsFields idPrefix="new-key" />
-      <p role="alert" class="form-error">
-        {error}
-      </p>
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? t('keys.creating') : t('keys.submitCreate')}
-        </button>
-        <button type="button" onClick={props.onDone}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormFooter error={error} submitLabel={busy ? t('keys.creating') : t('keys.submitCreate')} disabled={busy} onCancel={props.onDone} />
     </form>
   );
 }
