@@ -76,7 +76,7 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
           placeholder="llm:read llm:write"
         />
       </label>
-      <p id="new-key-scopes-hint" class="muted key-hint">
+      <p id="new-key-scopes-hint" class="muted field-hint">
         {t('keys.scopesHint')}
       </p>
       <div class="row key-fields">
@@ -85,7 +85,7 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
             {t('keys.expires')}
             <input name="expires" type="date" min={today()} aria-describedby="new-key-expires-hint" />
           </label>
-          <p id="new-key-expires-hint" class="muted key-hint">
+          <p id="new-key-expires-hint" class="muted field-hint">
             {t('keys.expiresHint')}
           </p>
         </div>
@@ -94,7 +94,7 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
             {t('keys.customer')}
             <input name="customerId" maxLength={200} autocomplete="off" aria-describedby="new-key-customer-hint" />
           </label>
-          <p id="new-key-customer-hint" class="muted key-hint">
+          <p id="new-key-customer-hint" class="muted field-hint">
             {t('keys.customerHint')}
           </p>
         </div>
@@ -119,7 +119,7 @@ function ShowOnce(props: { created: Created; onDone: () => void }) {
   return (
     <div class="stack">
       <h3>{t('keys.createdTitle')}</h3>
-      <p class="key-warning" id="new-key-warning">
+      <p class="warning-note" id="new-key-warning">
         <strong>{t('keys.onceWarning')}</strong>
       </p>
       <label>

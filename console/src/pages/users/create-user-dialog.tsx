@@ -59,7 +59,7 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
           aria-describedby="new-user-username-hint"
         />
       </label>
-      <p id="new-user-username-hint" class="muted user-hint">
+      <p id="new-user-username-hint" class="muted field-hint">
         {t('users.usernameHint')}
       </p>
       <label>
@@ -78,7 +78,7 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
           aria-describedby="new-user-password-hint"
         />
       </label>
-      <p id="new-user-password-hint" class="muted user-hint">
+      <p id="new-user-password-hint" class="muted field-hint">
         {t('users.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
       </p>
       <RoleSelect idPrefix="new-user" initial="member" />
