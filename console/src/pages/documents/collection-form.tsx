@@ -9,8 +9,7 @@ import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
 import { FormFooter } from '../../ui/form-footer.js';
-import { useLoad } from '../../ui/use-load.js';
-import { loadModels } from './shared.js';
+import { useModels } from '../../ui/use-models.js';
 
 /** Select values that are not model ids. */
 const DEFAULT = '';
@@ -41,7 +40,7 @@ function Fields(props: {
   onSaved: (c: Collection) => void;
 }) {
   const current = props.collection;
-  const models = useLoad((signal) => loadModels(signal), []);
+  const models = useModels();
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const all = (models.data?.data ?? []).filter((model) => model.id !== 'auto');

@@ -1,8 +1,6 @@
 // Pieces the documents pages share: who may change things, a document's status badge,
-// sizes, the models list (embedders and rerankers), and a "delete?" confirmation.
+// sizes, and a "delete?" confirmation.
 import type { Document } from '../../../../src/areas/os/documents/schemas.js';
-import type { ModelList } from '../../../../src/areas/llm/models/schemas.js';
-import { api } from '../../api/client.js';
 import { sessionState } from '../../api/session.js';
 import { t } from '../../i18n/index.js';
 import { ConfirmDialog } from '../../ui/confirm-dialog.js';
@@ -39,11 +37,6 @@ export function formatBytes(bytes: number): string {
     unit += 1;
   }
   return `${unit === 0 ? formatNumber(value) : value.toFixed(1)} ${UNITS[unit]}`;
-}
-
-/** The tenant's models (GET /api/llm/v1/models), for the embedder and reranker pickers. */
-export function loadModels(signal?: AbortSignal): Promise<ModelList> {
-  return api<ModelList>('/api/llm/v1/models', signal ? { signal } : {});
 }
 
 /** "Delete {name}?": the action runs on confirm (and closes the dialog); a failure stays in the dialog. */
