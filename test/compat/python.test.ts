@@ -93,7 +93,7 @@ describe('the Python openai package against the gateway', { skip: missing }, () 
     assert.match(out.error.message, /no-such-model/);
   });
 
-  it("runs the documented app.py as written (JSON, then a stream asking for the chunk metadata frame) for a tenant without that default", async () => {
+  it('runs the documented app.py as written (JSON, then a stream asking for the chunk metadata frame) for a tenant without that default', async () => {
     // The README's first chat links to its Python version in docs/openai.md.
     const page = readFileSync(new URL('../../docs/openai.md', import.meta.url), 'utf8');
     const snippet = /```python\n# app\.py\n([\s\S]*?)```/.exec(page)?.[1];
