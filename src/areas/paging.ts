@@ -64,3 +64,24 @@ export function pageFrom<R, T>(
   const more = limit !== undefined && rows.length > limit;
   return { data: page.map(toRecord), next: more ? cursorOf(page[page.length - 1]!) : null, total };
 }
+
+/**
+ * A list's page and its total, fetched together: reads `?limit` (in `range`) and `?q`,
+ * asks `rows` for one row more than the page (to know whether another follows) and
+ * `count` for every match. The caller checks `?after`, which only it can read.
+ */
+export async function pagedList<R, T>(
+  query: ListQuery,
+  list: {
+    range: { fallback: number | undefined; max: number };
+    rows: (window: { limit: number | null; pattern: string | null }) => Promise<R[]>;
+    count: (pattern: string | null) => Promise<number>;
+    toRecord: (row: R) => T;
+    cursorOf: (row: R) => string;
+  },
+): Promise<PageOf<T>> {
+  const limit = pageLimit(query.limit, list.range);
+  const pattern = containsPattern(query.q);
+  const [rows, total] = await Promise.all([list.rows({ limit: limit === undefined ? null : limit + 1, pattern }), list.count(pattern)]);
+  return pageFrom(rows, limit, total, list.toRecord, list.cursorOf);
+}

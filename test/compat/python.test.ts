@@ -93,10 +93,11 @@ describe('the Python openai package against the gateway', { skip: missing }, () 
     assert.match(out.error.message, /no-such-model/);
   });
 
-  it("runs the README's app.py as written (JSON, then a stream asking for the chunk metadata frame) for a tenant without that default", async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const snippet = /```python\n# app\.py\n([\s\S]*?)```/.exec(readme)?.[1];
-    assert.ok(snippet, 'README.md has the app.py block');
+  it('runs the documented app.py as written (JSON, then a stream asking for the chunk metadata frame) for a tenant without that default', async () => {
+    // The README's first chat links to its Python version in docs/openai.md.
+    const page = readFileSync(new URL('../../docs/openai.md', import.meta.url), 'utf8');
+    const snippet = /```python\n# app\.py\n([\s\S]*?)```/.exec(page)?.[1];
+    assert.ok(snippet, 'docs/openai.md has the app.py block');
     const readmeUrl = 'https://localhost:8443/api/llm/v1';
     assert.ok(snippet.includes(readmeUrl));
     // A tenant that kept the default frame (`spec`): the one a new user has.

@@ -22,14 +22,16 @@ export function check(c: FuzzCase, a: Answer): [string, string][] {
 /**
  * A success as large as the caller asked for: embeddings answer one vector per input (up
  * to 2,048). Or the API's own description, the same for every caller: the OpenAPI document
- * (/openapi.json, /docs/json and /docs/yaml, ~400 KB) and the docs UI's scripts.
+ * (/openapi.json, /docs/json and /docs/yaml, ~400 KB) and the docs UI's scripts; or the
+ * console's built files (/assets/, ~110 KB for its largest script), the same for everyone.
  */
 function sizedByRequest(c: FuzzCase, a: Answer): boolean {
   if (a.status !== 200) return false;
   const path = c.path.split(/[?#]/)[0]!.toLowerCase();
   // As the router reads it: slashes doubled, letters percent-encoded.
   const routed = safeDecode(path).replace(/\/{2,}/g, '/');
-  if (c.method === 'GET' || c.method === 'HEAD') return routed === '/openapi.json' || routed.startsWith('/docs/');
+  if (c.method === 'GET' || c.method === 'HEAD')
+    return routed === '/openapi.json' || routed.startsWith('/docs/') || routed.startsWith('/assets/');
   return c.method === 'POST' && path.endsWith('/api/llm/v1/embeddings');
 }
 

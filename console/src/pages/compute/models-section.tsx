@@ -1,9 +1,7 @@
 // The models the tenant can call (GET /api/llm/v1/models), with what each is for.
-import type { ModelList } from '../../../../src/areas/llm/models/schemas.js';
-import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
-import { useLoad } from '../../ui/use-load.js';
 import { LoadError } from '../../ui/load-error.js';
+import { useModels } from '../../ui/use-models.js';
 
 const kindLabel = (kind: string | undefined) =>
   kind === 'embedding'
@@ -13,7 +11,7 @@ const kindLabel = (kind: string | undefined) =>
       : t('compute.models.kindChat');
 
 export function ModelsSection(props: { version: number }) {
-  const models = useLoad((signal) => api<ModelList>('/api/llm/v1/models', { signal }), [props.version]);
+  const models = useModels([props.version]);
   const rows = models.data?.data ?? [];
   return (
     <section class="card" aria-labelledby="models-title">

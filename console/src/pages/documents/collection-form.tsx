@@ -8,8 +8,8 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
-import { useLoad } from '../../ui/use-load.js';
-import { loadModels } from './shared.js';
+import { FormFooter } from '../../ui/form-footer.js';
+import { useModels } from '../../ui/use-models.js';
 
 /** Select values that are not model ids. */
 const DEFAULT = '';
@@ -40,7 +40,7 @@ function Fields(props: {
   onSaved: (c: Collection) => void;
 }) {
   const current = props.collection;
-  const models = useLoad((signal) => loadModels(signal), []);
+  const models = useModels();
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const all = (models.data?.data ?? []).filter((model) => model.id !== 'auto');
@@ -135,17 +135,12 @@ function Fields(props: {
         </select>
       </label>
       {models.error ? <p class="muted">{t('documents.modelsUnavailable')}</p> : null}
-      <p role="alert" class="form-error">
-        {error}
-      </p>
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {current ? t('common.save') : t('documents.collectionCreate')}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        submitLabel={current ? t('common.save') : t('documents.collectionCreate')}
+        disabled={busy}
+        onCancel={props.onClose}
+      />
     </form>
   );
 }

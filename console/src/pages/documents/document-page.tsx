@@ -75,7 +75,7 @@ export function DocumentPage(props: { documentId: string }) {
               </>
             ),
           },
-          { header: t('documents.chunkText'), cell: (chunk) => <p class="chunk-text">{chunk.content}</p> },
+          { header: t('documents.chunkText'), cell: (chunk) => <p class="chunk-text pre-text">{chunk.content}</p> },
           { header: t('documents.tokens'), cell: (chunk) => formatNumber(chunk.tokenCount) },
         ]}
       />

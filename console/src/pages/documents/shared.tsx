@@ -1,13 +1,9 @@
 // Pieces the documents pages share: who may change things, a document's status badge,
-// sizes, the models list (embedders and rerankers), and a "delete?" confirmation.
-import { useState } from 'preact/hooks';
+// sizes, and a "delete?" confirmation.
 import type { Document } from '../../../../src/areas/os/documents/schemas.js';
-import type { ModelList } from '../../../../src/areas/llm/models/schemas.js';
-import { api } from '../../api/client.js';
 import { sessionState } from '../../api/session.js';
 import { t } from '../../i18n/index.js';
-import { Dialog } from '../../ui/dialog.js';
-import { problemText } from '../../ui/error-view.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { formatNumber } from '../../ui/format.js';
 
 /** Changing workspaces, collections and documents is for tenant admins (the API enforces it too). */
@@ -43,46 +39,16 @@ export function formatBytes(bytes: number): string {
   return `${unit === 0 ? formatNumber(value) : value.toFixed(1)} ${UNITS[unit]}`;
 }
 
-/** The tenant's models (GET /api/llm/v1/models), for the embedder and reranker pickers. */
-export function loadModels(signal?: AbortSignal): Promise<ModelList> {
-  return api<ModelList>('/api/llm/v1/models', signal ? { signal } : {});
-}
-
-/** "Delete {name}?": the action runs on confirm; a failure stays in the dialog. */
+/** "Delete {name}?": the action runs on confirm (and closes the dialog); a failure stays in the dialog. */
 export function ConfirmDelete(props: { name: string | null; onCancel: () => void; onDelete: () => Promise<void> }) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  const confirm = async () => {
-    setBusy(true);
-    setError('');
-    try {
-      await props.onDelete();
-    } catch (failure) {
-      setError(problemText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
-  const close = () => {
-    setError('');
-    props.onCancel();
-  };
   return (
-    <Dialog title={t('documents.confirmDeleteTitle')} open={props.name !== null} onClose={close}>
-      <div class="stack">
-        <p>{t('common.confirmDelete', { name: props.name ?? '' })}</p>
-        <p role="alert" class="form-error">
-          {error}
-        </p>
-        <div class="row">
-          <button type="button" class="danger" disabled={busy} onClick={confirm}>
-            {t('common.delete')}
-          </button>
-          <button type="button" onClick={close}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </div>
-    </Dialog>
+    <ConfirmDialog
+      title={t('documents.confirmDeleteTitle')}
+      open={props.name !== null}
+      message={<p>{t('common.confirmDelete', { name: props.name ?? '' })}</p>}
+      confirmLabel={t('common.delete')}
+      onConfirm={props.onDelete}
+      onClose={props.onCancel}
+    />
   );
 }

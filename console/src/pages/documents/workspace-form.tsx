@@ -6,6 +6,7 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 
 export function WorkspaceForm(props: {
   open: boolean;
@@ -60,17 +61,12 @@ function Fields(props: { workspace?: Workspace | undefined; onClose: () => void;
         {t('documents.description')}
         <textarea name="description" maxLength={2000} defaultValue={props.workspace?.description ?? ''} />
       </label>
-      <p role="alert" class="form-error">
-        {error}
-      </p>
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {props.workspace ? t('common.save') : t('documents.workspaceCreate')}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        submitLabel={props.workspace ? t('common.save') : t('documents.workspaceCreate')}
+        disabled={busy}
+        onCancel={props.onClose}
+      />
     </form>
   );
 }

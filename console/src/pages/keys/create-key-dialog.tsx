@@ -7,6 +7,7 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 import { announce } from '../../ui/notices.js';
 import { LimitsFields, readLimits } from './limits-fields.js';
 
@@ -75,7 +76,7 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
           placeholder="llm:read llm:write"
         />
       </label>
-      <p id="new-key-scopes-hint" class="muted key-hint">
+      <p id="new-key-scopes-hint" class="muted field-hint">
         {t('keys.scopesHint')}
       </p>
       <div class="row key-fields">
@@ -84,7 +85,7 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
             {t('keys.expires')}
             <input name="expires" type="date" min={today()} aria-describedby="new-key-expires-hint" />
           </label>
-          <p id="new-key-expires-hint" class="muted key-hint">
+          <p id="new-key-expires-hint" class="muted field-hint">
             {t('keys.expiresHint')}
           </p>
         </div>
@@ -93,23 +94,13 @@ function CreateKey(props: { tenantId: string; onDone: () => void }) {
             {t('keys.customer')}
             <input name="customerId" maxLength={200} autocomplete="off" aria-describedby="new-key-customer-hint" />
           </label>
-          <p id="new-key-customer-hint" class="muted key-hint">
+          <p id="new-key-customer-hint" class="muted field-hint">
             {t('keys.customerHint')}
           </p>
         </div>
       </div>
       <LimitsFields idPrefix="new-key" />
-      <p role="alert" class="form-error">
-        {error}
-      </p>
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? t('keys.creating') : t('keys.submitCreate')}
-        </button>
-        <button type="button" onClick={props.onDone}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormFooter error={error} submitLabel={busy ? t('keys.creating') : t('keys.submitCreate')} disabled={busy} onCancel={props.onDone} />
     </form>
   );
 }
@@ -128,7 +119,7 @@ function ShowOnce(props: { created: Created; onDone: () => void }) {
   return (
     <div class="stack">
       <h3>{t('keys.createdTitle')}</h3>
-      <p class="key-warning" id="new-key-warning">
+      <p class="warning-note" id="new-key-warning">
         <strong>{t('keys.onceWarning')}</strong>
       </p>
       <label>

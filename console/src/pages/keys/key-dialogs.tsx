@@ -4,8 +4,10 @@ import { useState } from 'preact/hooks';
 import type { ApiKeyRecord } from '../../../../src/areas/auth/api-keys/schemas.js';
 import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 import { announce } from '../../ui/notices.js';
 import { LimitsFields, readLimits } from './limits-fields.js';
 
@@ -18,49 +20,28 @@ interface Props {
 }
 
 export function DeleteKeyDialog(props: Props) {
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
   const key = props.target;
-  const close = () => {
-    setError('');
+  const remove = async () => {
+    if (!key) return;
+    await api(props.keyPath(key), { method: 'DELETE' });
+    announce(t('keys.deleted', { name: key.name }));
+    props.onChanged();
     props.onClose();
   };
-  const remove = async (event: Event) => {
-    event.preventDefault();
-    if (!key) return;
-    setBusy(true);
-    setError('');
-    try {
-      await api(props.keyPath(key), { method: 'DELETE' });
-      announce(t('keys.deleted', { name: key.name }));
-      props.onChanged();
-      close();
-    } catch (failure) {
-      setError(problemText(failure));
-    } finally {
-      setBusy(false);
-    }
-  };
   return (
-    <Dialog title={t('keys.deleteTitle')} open={key !== null} onClose={close}>
-      {key ? (
-        <form class="stack" onSubmit={remove}>
-          <p>{t('common.confirmDelete', { name: key.name })}</p>
+    <ConfirmDialog
+      title={t('keys.deleteTitle')}
+      open={key !== null}
+      message={
+        <>
+          <p>{t('common.confirmDelete', { name: key?.name ?? '' })}</p>
           <p class="muted">{t('keys.deleteWarning')}</p>
-          <p role="alert" class="form-error">
-            {error}
-          </p>
-          <div class="row">
-            <button type="submit" class="danger" disabled={busy}>
-              {t('keys.deleteConfirm')}
-            </button>
-            <button type="button" onClick={close}>
-              {t('common.cancel')}
-            </button>
-          </div>
-        </form>
-      ) : null}
-    </Dialog>
+        </>
+      }
+      confirmLabel={t('keys.deleteConfirm')}
+      onConfirm={remove}
+      onClose={props.onClose}
+    />
   );
 }
 
@@ -95,17 +76,7 @@ export function LimitsDialog(props: Props) {
       {key ? (
         <form class="stack" onSubmit={save}>
           <LimitsFields idPrefix="edit-key" initial={key.limits} />
-          <p role="alert" class="form-error">
-            {error}
-          </p>
-          <div class="row">
-            <button type="submit" class="primary" disabled={busy}>
-              {t('keys.limitsSave')}
-            </button>
-            <button type="button" onClick={close}>
-              {t('common.cancel')}
-            </button>
-          </div>
+          <FormFooter error={error} submitLabel={t('keys.limitsSave')} disabled={busy} onCancel={close} />
         </form>
       ) : null}
     </Dialog>

@@ -9,6 +9,7 @@ import { t } from '../../i18n/index.js';
 import { problemText } from '../../ui/error-view.js';
 import { formatDate } from '../../ui/format.js';
 import { announce } from '../../ui/notices.js';
+import { PageHeader } from '../../ui/page-header.js';
 import { type Column, PagedTable } from '../../ui/paged-table.js';
 import { CreateKeyDialog } from './create-key-dialog.js';
 import { DeleteKeyDialog, LimitsDialog } from './key-dialogs.js';
@@ -85,12 +86,7 @@ export function KeysPage() {
 
   return (
     <section class="page stack">
-      <div class="keys-head">
-        <h1>{t('keys.title')}</h1>
-        <button type="button" class="primary" onClick={() => setCreating(true)}>
-          {t('keys.create')}
-        </button>
-      </div>
+      <PageHeader title={t('keys.title')} actionLabel={t('keys.create')} onAction={() => setCreating(true)} />
       <p class="muted">{t('keys.intro')}</p>
       <PagedTable<ApiKeyRecord> path={base} label={t('keys.listLabel')} columns={columns} rowKey={(key) => key.id} version={version} />
       <CreateKeyDialog

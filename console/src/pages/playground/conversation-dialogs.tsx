@@ -4,8 +4,10 @@ import { useEffect, useState } from 'preact/hooks';
 import type { Conversation } from '../../../../src/areas/llm/conversations/schemas.js';
 import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
+import { ConfirmDialog } from '../../ui/confirm-dialog.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 import { announce } from '../../ui/notices.js';
 
 interface Props {
@@ -50,17 +52,7 @@ export function RenameConversation(props: Props) {
           {t('playground.list.newTitle')}
           <input name="title" required maxLength={200} value={title} onInput={(event) => setTitle(event.currentTarget.value)} />
         </label>
-        <p role="alert" class="form-error">
-          {error}
-        </p>
-        <div class="row">
-          <button type="submit" class="primary" disabled={busy || !title.trim()}>
-            {t('common.save')}
-          </button>
-          <button type="button" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
+        <FormFooter error={error} submitLabel={t('common.save')} disabled={busy || !title.trim()} onCancel={props.onClose} />
       </form>
     </Dialog>
   );
@@ -68,40 +60,21 @@ export function RenameConversation(props: Props) {
 
 export function DeleteConversation(props: Props) {
   const { conversation } = props;
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  useEffect(() => setError(''), [conversation?.id]);
-  const confirm = async () => {
+  const remove = async () => {
     if (!conversation) return;
-    setBusy(true);
-    setError('');
-    try {
-      await api<void>(pathOf(conversation), { method: 'DELETE' });
-      announce(t('playground.list.deleted', { title: titleOf(conversation) }));
-      props.onDone();
-      props.onClose();
-    } catch (failure) {
-      setError(problemText(failure));
-    } finally {
-      setBusy(false);
-    }
+    await api<void>(pathOf(conversation), { method: 'DELETE' });
+    announce(t('playground.list.deleted', { title: titleOf(conversation) }));
+    props.onDone();
+    props.onClose();
   };
   return (
-    <Dialog title={t('playground.list.deleteTitle')} open={conversation !== null} onClose={props.onClose}>
-      <div class="stack">
-        <p>{conversation ? t('playground.list.deleteConfirm', { title: titleOf(conversation) }) : null}</p>
-        <p role="alert" class="form-error">
-          {error}
-        </p>
-        <div class="row">
-          <button type="button" class="danger" disabled={busy} onClick={confirm}>
-            {t('playground.list.delete')}
-          </button>
-          <button type="button" onClick={props.onClose}>
-            {t('common.cancel')}
-          </button>
-        </div>
-      </div>
-    </Dialog>
+    <ConfirmDialog
+      title={t('playground.list.deleteTitle')}
+      open={conversation !== null}
+      message={<p>{conversation ? t('playground.list.deleteConfirm', { title: titleOf(conversation) }) : null}</p>}
+      confirmLabel={t('playground.list.delete')}
+      onConfirm={remove}
+      onClose={props.onClose}
+    />
   );
 }

@@ -30,7 +30,7 @@ export function ConversationsPage() {
         <div class="row">
           <Link href={`/playground/${encodeURIComponent(c.id)}`}>
             {t('playground.list.continue')}
-            <span class="pg-hidden"> {titleOf(c)}</span>
+            <span class="visually-hidden"> {titleOf(c)}</span>
           </Link>
           <button
             type="button"

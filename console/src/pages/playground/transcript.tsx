@@ -49,11 +49,11 @@ function MessageItem(props: { message: Message; streaming: boolean; onOpen: (ope
     <li class={mine ? 'msg msg-user' : 'msg msg-assistant'}>
       <p class="msg-who muted">{who}</p>
       {mine ? (
-        <div class="msg-text">{message.content}</div>
+        <div class="pre-text">{message.content}</div>
       ) : (
         // Filled token by token; aria-busy holds screen readers back until the answer is whole,
         // so they read it once rather than in fragments.
-        <div class="msg-text" aria-live="polite" aria-busy={props.streaming}>
+        <div class="pre-text" aria-live="polite" aria-busy={props.streaming}>
           {message.content}
         </div>
       )}
@@ -117,7 +117,7 @@ function Passage(props: { snippet: Snippet }) {
         <dd>{snippet.score.toFixed(2)}</dd>
       </dl>
       <h3 class="passage-head">{t('playground.sourcePassage')}</h3>
-      <blockquote class="passage">{snippet.content}</blockquote>
+      <blockquote class="passage pre-text">{snippet.content}</blockquote>
     </div>
   );
 }

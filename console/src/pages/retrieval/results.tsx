@@ -51,7 +51,7 @@ export function Results(props: { answer: SearchAnswer; collections: Map<string, 
                   {where ? ` · ${where}` : ''}
                   {source.page !== undefined ? ` · ${t('retrieval.page', { page: source.page })}` : ''}
                 </p>
-                <p class="passage-text">{snippet.content}</p>
+                <p class="passage-text pre-text">{snippet.content}</p>
               </li>
             );
           })}

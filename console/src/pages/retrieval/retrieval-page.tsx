@@ -9,11 +9,10 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { problemText } from '../../ui/error-view.js';
 import { announce } from '../../ui/notices.js';
-import { useLoad } from '../../ui/use-load.js';
-import { loadModels } from '../documents/shared.js';
 import { Results, statusText, type SearchAnswer } from './results.js';
 import { type Chosen, ScopePicker, scopeOf } from './scope-picker.js';
 import './retrieval.css';
+import { useModels } from '../../ui/use-models.js';
 
 const MODES: Mode[] = ['hybrid', 'lexical', 'vector'];
 
@@ -27,7 +26,7 @@ export function RetrievalPage() {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const [answer, setAnswer] = useState<SearchAnswer | null>(null);
-  const models = useLoad((signal) => loadModels(signal), []);
+  const models = useModels();
   const rerankers = (models.data?.data ?? []).filter((model) => model.kind === 'rerank');
 
   const remember = (_workspaceId: string, list: Collection[]) =>

@@ -61,7 +61,7 @@ function Messages(props: { path: string }) {
               {message.status !== 'completed' ? <span class="badge warn">{statusWord(message)}</span> : null}
             </p>
             {message.content.map((part, i) => (
-              <div key={i} class="thread-text">
+              <div key={i} class="pre-text">
                 {part.text.value}
               </div>
             ))}

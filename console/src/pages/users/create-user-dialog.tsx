@@ -7,6 +7,7 @@ import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { Dialog } from '../../ui/dialog.js';
 import { problemText } from '../../ui/error-view.js';
+import { FormFooter } from '../../ui/form-footer.js';
 import { announce } from '../../ui/notices.js';
 import { type OfferedRole, rolesFor } from './roles.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, RoleSelect } from './user-fields.js';
@@ -58,7 +59,7 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
           aria-describedby="new-user-username-hint"
         />
       </label>
-      <p id="new-user-username-hint" class="muted user-hint">
+      <p id="new-user-username-hint" class="muted field-hint">
         {t('users.usernameHint')}
       </p>
       <label>
@@ -77,21 +78,16 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
           aria-describedby="new-user-password-hint"
         />
       </label>
-      <p id="new-user-password-hint" class="muted user-hint">
+      <p id="new-user-password-hint" class="muted field-hint">
         {t('users.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
       </p>
       <RoleSelect idPrefix="new-user" initial="member" />
-      <p role="alert" class="form-error">
-        {error}
-      </p>
-      <div class="row">
-        <button type="submit" class="primary" disabled={busy}>
-          {busy ? t('users.creating') : t('users.submitCreate')}
-        </button>
-        <button type="button" onClick={props.onClose}>
-          {t('common.cancel')}
-        </button>
-      </div>
+      <FormFooter
+        error={error}
+        submitLabel={busy ? t('users.creating') : t('users.submitCreate')}
+        disabled={busy}
+        onCancel={props.onClose}
+      />
     </form>
   );
 }

@@ -92,8 +92,8 @@ function EditUser(props: Props & { target: User }) {
 
   return (
     <div class="stack">
-      {locked ? <p class="user-note">{t('users.platformAdminNote')}</p> : null}
-      {self ? <p class="user-note">{t('users.selfDisable')}</p> : null}
+      {locked ? <p class="warning-note">{t('users.platformAdminNote')}</p> : null}
+      {self ? <p class="warning-note">{t('users.selfDisable')}</p> : null}
 
       <form onSubmit={saveDetails}>
         <fieldset class="stack" disabled={locked}>
@@ -110,7 +110,7 @@ function EditUser(props: Props & { target: User }) {
               aria-describedby="edit-user-email-hint"
             />
           </label>
-          <p id="edit-user-email-hint" class="muted user-hint">
+          <p id="edit-user-email-hint" class="muted field-hint">
             {t('users.emailEditHint')}
           </p>
           <p role="alert" class="form-error">
@@ -130,7 +130,7 @@ function EditUser(props: Props & { target: User }) {
           <span class={user.status === 'active' ? 'badge ok' : 'badge bad'}>{t(`users.status.${user.status}`)}</span>{' '}
           {user.status === 'active' ? t('users.statusActive') : t('users.statusDisabled')}
         </p>
-        <p id="edit-user-access-hint" class="muted user-hint">
+        <p id="edit-user-access-hint" class="muted field-hint">
           {t('users.disableHint')}
         </p>
         <p role="alert" class="form-error">
@@ -164,7 +164,7 @@ function EditUser(props: Props & { target: User }) {
               aria-describedby="edit-user-password-hint"
             />
           </label>
-          <p id="edit-user-password-hint" class="muted user-hint">
+          <p id="edit-user-password-hint" class="muted field-hint">
             {t('users.resetHint')} {t('users.passwordHint', { min: PASSWORD_MIN_LENGTH, max: PASSWORD_MAX_LENGTH })}
           </p>
           <p role="alert" class="form-error">

@@ -25,7 +25,7 @@ export function RoleSelect(props: { idPrefix: string; initial: OfferedRole; disa
           ))}
         </select>
       </label>
-      <p id={hint} class="muted user-hint">
+      <p id={hint} class="muted field-hint">
         {t('users.roleHint')}
       </p>
     </>

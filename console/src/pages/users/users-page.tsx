@@ -6,6 +6,7 @@ import type { User } from '../../../../src/areas/auth/users/schemas.js';
 import { sessionState } from '../../api/session.js';
 import { t } from '../../i18n/index.js';
 import { formatDate } from '../../ui/format.js';
+import { PageHeader } from '../../ui/page-header.js';
 import { type Column, PagedTable } from '../../ui/paged-table.js';
 import { CreateUserDialog } from './create-user-dialog.js';
 import { EditUserDialog } from './edit-user-dialog.js';
@@ -53,12 +54,7 @@ export function UsersPage() {
 
   return (
     <section class="page stack">
-      <div class="users-head">
-        <h1>{t('users.title')}</h1>
-        <button type="button" class="primary" onClick={() => setCreating(true)}>
-          {t('users.create')}
-        </button>
-      </div>
+      <PageHeader title={t('users.title')} actionLabel={t('users.create')} onAction={() => setCreating(true)} />
       <p class="muted">{t('users.intro')}</p>
       <PagedTable<User> path={usersPath} label={t('users.listLabel')} columns={columns} rowKey={(user) => user.id} version={version} />
       <CreateUserDialog usersPath={usersPath} open={creating} onClose={() => setCreating(false)} onCreated={refresh} />

@@ -14,7 +14,7 @@ import { generateApiKey, maskApiKey } from './key-format.js';
 import { apiKeyRepository, type ApiKeyRow } from './repository.js';
 import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
 import { grantListFrom } from '../../../platform/mcp-grants.js';
-import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
+import { pagedList, type ListQuery, type PageOf } from '../../paging.js';
 import { API_KEY_LIMITS, type ApiKeyPatch, type ApiKeyRecord, type CreatedApiKey, type NewApiKey } from './schemas.js';
 
 export interface ApiKeyDeps {
@@ -111,14 +111,14 @@ export async function listApiKeys(
 ): Promise<PageOf<ApiKeyRecord>> {
   requireTenantAdmin(principal, tenantId);
   await existingTenant(deps, tenantId);
-  const limit = pageLimit(query.limit, { fallback: undefined, max: KEYS_PAGE_MAX });
   if (query.after !== undefined && !isId('apiKey', query.after)) throw validation('after', "must be an API key id (a page's next)");
-  const pattern = containsPattern(query.q);
-  const [rows, total] = await Promise.all([
-    apiKeyRepository.page(deps.db, tenantId, { limit: limit === undefined ? null : limit + 1, after: query.after ?? null, pattern }),
-    apiKeyRepository.count(deps.db, tenantId, pattern),
-  ]);
-  return pageFrom(rows, limit, total, toApiKey, (row) => row.id);
+  return pagedList(query, {
+    range: { fallback: undefined, max: KEYS_PAGE_MAX },
+    rows: (window) => apiKeyRepository.page(deps.db, tenantId, { ...window, after: query.after ?? null }),
+    count: (pattern) => apiKeyRepository.count(deps.db, tenantId, pattern),
+    toRecord: toApiKey,
+    cursorOf: (row) => row.id,
+  });
 }
 
 const KEYS_PAGE_MAX = 100;

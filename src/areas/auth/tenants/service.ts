@@ -8,7 +8,7 @@ import { AppError, notFound, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import { isPlatformAdmin, type Principal } from '../../../platform/identity.js';
 import { requirePlatformAdmin, requireTenantAdmin } from '../../../platform/authorization.js';
-import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
+import { pagedList, type ListQuery, type PageOf } from '../../paging.js';
 import { tenantRepository, type TenantRow } from './repository.js';
 import type { Tenant, TenantPatch, TenantSettingsFields } from './schemas.js';
 import { limitsFrom, storedLimits } from '../../../platform/rate-limits/limits.js';
@@ -74,20 +74,14 @@ export async function listTenants(
   query: ListQuery = {},
 ): Promise<PageOf<Tenant>> {
   requirePlatformAdmin(principal);
-  const limit = pageLimit(query.limit, { fallback: undefined, max: TENANTS_PAGE_MAX });
   if (query.after !== undefined && !isId('tenant', query.after)) throw validation('after', "must be a tenant id (a page's next)");
-  const pattern = containsPattern(query.q);
-  const [rows, total] = await Promise.all([
-    tenantRepository.page(deps.db, { limit: limit === undefined ? null : limit + 1, after: query.after ?? null, pattern }),
-    tenantRepository.countMatching(deps.db, pattern),
-  ]);
-  return pageFrom(
-    rows,
-    limit,
-    total,
-    (row) => toTenant(deps, row),
-    (row) => row.id,
-  );
+  return pagedList(query, {
+    range: { fallback: undefined, max: TENANTS_PAGE_MAX },
+    rows: (window) => tenantRepository.page(deps.db, { ...window, after: query.after ?? null }),
+    count: (pattern) => tenantRepository.countMatching(deps.db, pattern),
+    toRecord: (row) => toTenant(deps, row),
+    cursorOf: (row) => row.id,
+  });
 }
 
 const TENANTS_PAGE_MAX = 100;

@@ -9,7 +9,7 @@ import { isPlatformAdmin, ROLES, type Principal, type RoleName } from '../../../
 import { hashPassword } from '../../../platform/passwords.js';
 import { administeredTenant, existingTenant } from '../tenants/service.js';
 import { requireTenantAdmin, requireUser } from '../../../platform/authorization.js';
-import { containsPattern, pageFrom, pageLimit, type ListQuery, type PageOf } from '../../paging.js';
+import { pagedList, type ListQuery, type PageOf } from '../../paging.js';
 import { userRepository, type UserRow } from './repository.js';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, USERNAME_PATTERN, type NewUserBody, type User, type UserPatch } from './schemas.js';
 
@@ -144,14 +144,14 @@ export async function listUsers(
 ): Promise<PageOf<User>> {
   requireTenantAdmin(principal, tenantId);
   await existingTenant(deps, tenantId);
-  const limit = pageLimit(query.limit, { fallback: undefined, max: USERS_PAGE_MAX });
   if (query.after !== undefined && !isId('user', query.after)) throw validation('after', "must be a user id (a page's next)");
-  const pattern = containsPattern(query.q);
-  const [rows, total] = await Promise.all([
-    userRepository.pageInTenant(deps.db, tenantId, { limit: limit === undefined ? null : limit + 1, after: query.after ?? null, pattern }),
-    userRepository.countInTenant(deps.db, tenantId, pattern),
-  ]);
-  return pageFrom(rows, limit, total, toUser, (row) => row.id);
+  return pagedList(query, {
+    range: { fallback: undefined, max: USERS_PAGE_MAX },
+    rows: (window) => userRepository.pageInTenant(deps.db, tenantId, { ...window, after: query.after ?? null }),
+    count: (pattern) => userRepository.countInTenant(deps.db, tenantId, pattern),
+    toRecord: toUser,
+    cursorOf: (row) => row.id,
+  });
 }
 
 const USERS_PAGE_MAX = 100;

@@ -14,7 +14,7 @@ import { conversationRepository, itemRepository, type ConversationRow } from '..
 import type { ModelRouter } from '../router/types.js';
 import type { RunExecutor } from '../runs/executor.js';
 import type { UsageRecorder } from '../usage/recorder.js';
-import { containsPattern, pageFrom, type ListQuery } from '../../paging.js';
+import { containsPattern, pageFrom, pageLimit, type ListQuery } from '../../paging.js';
 import { toConversation, toMessage } from './records.js';
 import {
   PAGE_MAX,
@@ -47,7 +47,7 @@ const MESSAGES_DEFAULT = 100;
 /** GET /conversations: a page of the caller's conversations, newest activity first; `next` is the last one's id. */
 export async function listConversations(deps: ConversationDeps, principal: Principal, query: ListQuery): Promise<ConversationPage> {
   requireUser(principal);
-  const limit = pageLimit(query.limit, CONVERSATIONS_DEFAULT);
+  const limit = pageLimit(query.limit, { fallback: CONVERSATIONS_DEFAULT, max: PAGE_MAX })!;
   const owner = ownerOf(principal);
   // The cursor is the last conversation of the previous page: its activity time is read
   // here, under the owner rule, so a cursor cannot be forged to reach anything else.
@@ -73,7 +73,7 @@ export async function getConversation(
   query: PageQuery,
 ): Promise<ConversationWithMessages> {
   const row = await ownConversation(deps.db, principal, id);
-  const limit = pageLimit(query.limit, MESSAGES_DEFAULT);
+  const limit = pageLimit(query.limit, { fallback: MESSAGES_DEFAULT, max: PAGE_MAX })!;
   if (query.after !== undefined) {
     const known = isId('message', query.after) && (await itemRepository.get(deps.db, principal.tenantId, row.id, query.after));
     if (!known) throw validation('after', "must be a message id of this conversation (a page's next)");
@@ -115,13 +115,6 @@ export async function ownConversation(db: Database, principal: Principal, id: st
     : undefined;
   if (!row) throw notFound('Conversation');
   return row;
-}
-
-function pageLimit(raw: string | undefined, fallback: number): number {
-  if (raw === undefined) return fallback;
-  const limit = /^\d{1,3}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!(limit >= 1 && limit <= PAGE_MAX)) throw validation('limit', `must be an integer from 1 to ${PAGE_MAX}`);
-  return limit;
 }
 
 /**
