@@ -65,4 +65,21 @@ describe('edge: shutdown', () => {
       await gw.close(); // closing the app a second time is a no-op; this closes the database and removes the copy
     }
   });
+
+  it('does not wait on a connection that never sent a request', async () => {
+    // Node counts such a connection as awaiting its first request, not idle, so its close
+    // would wait for the headers timeout (set far beyond the test's own timeout here).
+    const gw = await startGateway({ GATEWAY_HEADERS_TIMEOUT_MS: '600000', GATEWAY_REQUEST_TIMEOUT_MS: '600000' });
+    try {
+      const { port } = new URL(gw.url);
+      const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
+      await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+      const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      socket.on('error', () => {});
+      await gw.app.close();
+      await ended;
+    } finally {
+      await gw.close();
+    }
+  });
 });

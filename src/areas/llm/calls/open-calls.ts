@@ -58,6 +58,9 @@ export class OpenCalls {
     if (this.stopping) return;
     this.stopping = true;
     for (const res of this.responses()) closeAfterResponse(res);
+    // A connection that never sent a byte is not idle to Node (it is awaiting its first
+    // request), so the server's close would wait on it until a timeout: nothing is lost ending it.
+    for (const socket of this.sockets) if (socket.bytesRead === 0) socket.destroy();
     this.timer = setTimeout(() => this.interruptAll(), graceMs);
     this.timer.unref();
   }
