@@ -27,7 +27,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type ToolHandler = (args: Record<string, unknown>, ctx: ServerContext) => Promise<CallToolResult>;
 const tools: Record<string, { description: string; run: ToolHandler }> = {
-  test_simple_text: { description: 'Tests simple text content response', run: async () => text('This is a simple text response for testing.') },
+  test_simple_text: {
+    description: 'Tests simple text content response',
+    run: async () => text('This is a simple text response for testing.'),
+  },
   test_image_content: {
     description: 'Tests image content response',
     run: async () => ({ content: [{ type: 'image', data: PNG, mimeType: 'image/png' }] }),
@@ -40,7 +43,10 @@ const tools: Record<string, { description: string; run: ToolHandler }> = {
     description: 'Tests embedded resource content response',
     run: async () => ({
       content: [
-        { type: 'resource', resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' } },
+        {
+          type: 'resource',
+          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' },
+        },
       ],
     }),
   },
@@ -52,7 +58,11 @@ const tools: Record<string, { description: string; run: ToolHandler }> = {
         { type: 'image', data: PNG, mimeType: 'image/png' },
         {
           type: 'resource',
-          resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) },
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
         },
       ],
     }),
@@ -131,7 +141,15 @@ const prompts = [
 function buildServer(): Server {
   const server = new Server(
     { name: 'mcp-conformance-test-server', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true }, resources: { subscribe: true, listChanged: true }, prompts: { listChanged: true }, logging: {}, completions: {} } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        logging: {},
+        completions: {},
+      },
+    },
   );
   server.setRequestHandler('tools/list', async () => ({
     tools: Object.entries(tools).map(([name, { description }]): Tool => ({ name, description, inputSchema: noArguments })),
@@ -143,13 +161,18 @@ function buildServer(): Server {
   });
   server.setRequestHandler('resources/list', async () => ({ resources }));
   server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: [{ uriTemplate: 'test://template/{id}/data', name: 'template', title: 'Resource Template', mimeType: 'application/json' }],
+    resourceTemplates: [
+      { uriTemplate: 'test://template/{id}/data', name: 'template', title: 'Resource Template', mimeType: 'application/json' },
+    ],
   }));
   server.setRequestHandler('resources/read', async (request) => {
     const { uri } = request.params;
     if (uri === 'test://static-binary') return { contents: [{ uri, mimeType: 'image/png', blob: PNG }] };
     const id = /^test:\/\/template\/([^/]+)\/data$/.exec(uri)?.[1];
-    if (id) return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }] };
+    if (id)
+      return {
+        contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }],
+      };
     const body = resourceText[uri];
     if (body === undefined) throw Object.assign(new Error(`Resource ${uri} not found`), { code: -32602 });
     return { contents: [{ uri, mimeType: 'text/plain', text: body }] };
@@ -168,12 +191,20 @@ function buildServer(): Server {
       case 'test_prompt_with_embedded_resource':
         return {
           messages: [
-            user({ type: 'resource', resource: { uri: String(args.resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' } }),
+            user({
+              type: 'resource',
+              resource: { uri: String(args.resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+            }),
             user({ type: 'text', text: 'Please process the embedded resource above.' }),
           ],
         };
       case 'test_prompt_with_image':
-        return { messages: [user({ type: 'image', data: PNG, mimeType: 'image/png' }), user({ type: 'text', text: 'Please analyze the image above.' })] };
+        return {
+          messages: [
+            user({ type: 'image', data: PNG, mimeType: 'image/png' }),
+            user({ type: 'text', text: 'Please analyze the image above.' }),
+          ],
+        };
       default:
         throw Object.assign(new Error(`Prompt ${request.params.name} not found`), { code: -32602 });
     }

@@ -3,7 +3,7 @@
 // suite sends no headers of its own, so the proxy adds the API key and passes everything
 // else (Host and Origin included, which the dns-rebinding scenario is about) unchanged.
 import { spawn } from 'node:child_process';
-import { createServer, request as httpRequest } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,11 +26,13 @@ export interface KeyProxy {
 
 export async function startKeyProxy(apiKey: () => string): Promise<KeyProxy> {
   const proxy: KeyProxy = { url: '', origin: '', target: '', close: async () => {} };
+  // Its own connections, none kept open: the gateway's close then waits for none of them.
+  const agent = new Agent({ keepAlive: false });
   const http = createServer((req, res) => {
     const target = new URL(proxy.target);
     const headers = { ...req.headers, 'x-api-key': apiKey() };
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers },
+      { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers, agent },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -48,6 +50,7 @@ export async function startKeyProxy(apiKey: () => string): Promise<KeyProxy> {
   proxy.close = async () => {
     http.closeAllConnections();
     await new Promise((resolve) => http.close(resolve));
+    agent.destroy();
   };
   return proxy;
 }
@@ -69,8 +72,11 @@ export function runConformance(url: string, era: Era, outputDir: string, deadlin
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    // The suite colours its summary whatever NO_COLOR says: keep the text only.
+    const colours = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+    const read = (chunk: Buffer) => (output += String(chunk).replace(colours, ''));
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
     const deadline = setTimeout(() => {
       output += `\n[test] conformance run still going after ${deadlineMs} ms: stopped\n`;
       child.kill('SIGKILL');
