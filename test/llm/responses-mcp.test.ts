@@ -91,7 +91,9 @@ describe('responses API mcp tools', () => {
 
     assert.deepEqual(upstream.calls.slice(callsBefore), [{ name: 'echo', args: { text: 'hi' } }]);
     // The model's first turn was offered the tools; its second got the call and the result.
-    const [first, second] = chats().slice(-2).map((r) => r.body);
+    const [first, second] = chats()
+      .slice(-2)
+      .map((r) => r.body);
     assert.deepEqual(
       first.tools.map((t: any) => t.function.name),
       ['echo', 'fails', 'lookup'],
@@ -123,7 +125,9 @@ describe('responses API mcp tools', () => {
     const stream = await client.responses.create({ model: 'tool-model', input: 'Echo hi', tools: [mcp()], stream: true });
     const events: OpenAI.Responses.ResponseStreamEvent[] = [];
     for await (const event of stream) events.push(event);
-    const types = events.map((e) => (e.type === 'response.output_item.added' || e.type === 'response.output_item.done' ? `${e.type}:${e.item.type}` : e.type));
+    const types = events.map((e) =>
+      e.type === 'response.output_item.added' || e.type === 'response.output_item.done' ? `${e.type}:${e.item.type}` : e.type,
+    );
     const mcpPart = types.filter((t) => t.includes('mcp') || t.startsWith('response.output_item'));
     assert.deepEqual(mcpPart, [
       'response.output_item.added:mcp_list_tools',
@@ -260,7 +264,9 @@ describe('responses API mcp tools', () => {
     assert.equal(headers.body.errors[0].field, 'tools[0].headers');
     assert.deepEqual([mcpRequests(upstream).length, mcpRequests(other).length, chats().length], before);
     // Tenant B's own key does reach its own server's label... but not A's.
-    const fromB = await clientB.responses.create({ model: 'tool-model', input: 'x', tools: [mcp({ server_label: 'tools' })] }).catch((e) => e);
+    const fromB = await clientB.responses
+      .create({ model: 'tool-model', input: 'x', tools: [mcp({ server_label: 'tools' })] })
+      .catch((e) => e);
     assert.equal(fromB.status, 400);
   });
 
@@ -277,10 +283,16 @@ describe('responses API mcp tools', () => {
       ['echo', 'lookup'],
     );
     assert.equal((response.output[1] as OpenAI.Responses.ResponseOutputItem.McpCall).server_label, 'my-label');
-    const offered = chats().at(-2)!.body.tools.map((t: any) => t.function.name);
+    const offered = chats()
+      .at(-2)!
+      .body.tools.map((t: any) => t.function.name);
     assert.deepEqual(offered, ['echo', 'lookup']);
 
-    const readOnly = await client.responses.create({ model: 'tool-model', input: 'x', tools: [mcp({ allowed_tools: { read_only: true } })] });
+    const readOnly = await client.responses.create({
+      model: 'tool-model',
+      input: 'x',
+      tools: [mcp({ allowed_tools: { read_only: true } })],
+    });
     assert.deepEqual(
       (readOnly.output[0] as OpenAI.Responses.ResponseOutputItem.McpListTools).tools.map((t) => t.name),
       ['lookup'],
