@@ -33,6 +33,11 @@ export class FakeToolSource implements ToolSource {
     return this;
   }
 
+  async servers(principal: Principal) {
+    const names = new Set((await this.list(principal)).map((t) => t.server));
+    return [...names].map((name) => ({ name }));
+  }
+
   async list(principal: Principal, server?: string): Promise<GrantedTool[]> {
     return this.tools
       .filter((t) => t.tenantId === principal.tenantId && (server === undefined || t.tool.server === server))

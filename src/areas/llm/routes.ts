@@ -139,7 +139,18 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   });
   // The Responses API, on the same store and executor.
   await app.register(responseRoutes, {
-    deps: { db: deps.db, router: llm.router, runs: llm.runs, calls: llm.calls, grounding, checkScope, heartbeatMs, retryAfterSeconds },
+    deps: {
+      db: deps.db,
+      router: llm.router,
+      runs: llm.runs,
+      calls: llm.calls,
+      grounding,
+      checkScope,
+      heartbeatMs,
+      retryAfterSeconds,
+      mcpTools: () => llm.mcpTools,
+      mcpAudit: new DatabaseMcpCallAudit(deps.db),
+    },
   });
   // The audit of MCP tool calls (mcp/calls/), written by the endpoint: before it, a static path under /mcp/.
   await app.register(mcpCallRoutes, { deps: { db: deps.db } });

@@ -226,7 +226,7 @@ interface Choice {
  */
 function answerPlan(b: FakeBehaviour, body: any): { calls?: { name: string; arguments: string }[]; text?: string } {
   const last = body.messages.at(-1);
-  if (last?.role === 'tool') return { text: `Fake answer to tool result: ${contentText(last.content)}` };
+  if (last?.role === 'tool' && !b.toolCallsAlways) return { text: `Fake answer to tool result: ${contentText(last.content)}` };
   if (Array.isArray(body.tools) && body.tools.length > 0 && body.tool_choice !== 'none') {
     if (b.toolCalls) return { calls: b.toolCalls };
     const named = body.tool_choice?.function?.name;

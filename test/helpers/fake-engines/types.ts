@@ -24,6 +24,8 @@ export interface FakeBehaviour {
    * finish_reason 'tool_calls' (streamed as OpenAI streams them).
    */
   toolCalls?: { name: string; arguments: string }[];
+  /** (openai) With `toolCalls`: call them after a tool result too (a model that never stops calling tools). */
+  toolCallsAlways?: boolean;
   /** (openai) The finish_reason every answer reports instead of its own ('content_filter', or garbage). */
   finishReason?: string;
   /**

@@ -25,6 +25,10 @@ export interface ItemPayload {
   tool_calls?: ToolCall[];
   /** A tool item: the call it answers. */
   tool_call_id?: string;
+  /** A Responses API item the platform made running MCP tools (responses/mcp-items.ts): output, not input. */
+  mcp?: unknown[];
+  /** A Responses API `mcp_approval_response` input item (responses/mcp-items.ts). */
+  mcp_approval?: { approval_request_id: string; approve: boolean; reason?: string | null };
 }
 
 export interface ConversationRow {

@@ -22,7 +22,17 @@ export interface CallOptions {
   onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
 }
 
+/** A server a caller reaches at least one tool of (its grant names it), without listing it upstream. */
+export interface ReachableServer {
+  /** Its slug: what a Responses API `server_label` names. */
+  name: string;
+  /** Its URL, only for a server registered for named tenants: a shared server's URL is the platform's, never shown to a tenant. */
+  url?: string;
+}
+
 export interface ToolSource {
+  /** The servers the caller reaches at least one tool of (the Responses API resolves `server_label`/`server_url` with it). */
+  servers(principal: Principal): Promise<ReachableServer[]>;
   /** Every tool the caller is granted, of one server (by slug) or of all. Never another tenant's. */
   list(principal: Principal, server?: string): Promise<GrantedTool[]>;
   /** Runs one granted tool on its upstream with the server's own credential; throws on timeout or transport failure. */

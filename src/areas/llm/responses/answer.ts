@@ -58,7 +58,7 @@ export async function answerStream(deps: ResponseDeps, prepared: Prepared, reply
   }
 }
 
-function generationOf(prepared: Prepared, client: ClientWatch): Generation {
+export function generationOf(prepared: Prepared, client: ClientWatch): Generation {
   const { run } = prepared;
   return {
     runId: run.id,
@@ -87,7 +87,7 @@ async function closing(deps: ResponseDeps, prepared: Prepared, outcome: Outcome)
 }
 
 /** A response that ended before any answer began, as an HTTP problem. */
-function failureBeforeAnswer(deps: ResponseDeps, outcome: Outcome): unknown {
+export function failureBeforeAnswer(deps: ResponseDeps, outcome: Outcome): unknown {
   if (outcome.stopped === 'shutdown') return shuttingDown();
   if (outcome.stopped && outcome.stopped !== 'client_gone' && !outcome.item?.content) return new AppError('CONFLICT', STOPPED_DETAIL);
   if (outcome.failure?.beforeAnswer) return toHttpFailure(outcome.failure.error, deps.retryAfterSeconds);

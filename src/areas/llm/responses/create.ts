@@ -20,7 +20,7 @@ import { AppError, validation } from '../../../platform/errors.js';
 import { isId, newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { Queryable } from '../../../platform/db/database.js';
-import type { ChatMessage } from '../../../engines/types.js';
+import type { ChatMessage, ToolCall } from '../../../engines/types.js';
 import { DEFAULT_MAX_TOKENS, DEFAULT_TEMPERATURE } from '../chat/schemas.js';
 import { ground, historyBudget, type Grounding } from '../grounding/ground.js';
 import { ownerOf } from '../history/owner.js';
@@ -30,6 +30,8 @@ import { OPEN_STATUSES, runRepository } from '../runs/repository.js';
 import { scopeOf } from '../threads/fields.js';
 import { hasScope } from '../thread-runs/execute.js';
 import { inputDrafts, type InputDraft } from './input.js';
+import { listItemId, storedMcp, type StoredMcpItem } from './mcp-items.js';
+import { engineToolsOf, planMcp, type McpPlan, type McpServerPlan } from './mcp-tools.js';
 import { optionsOf, type AskedOptions } from './options.js';
 import { responseRepository, type ResponseParams, type ResponseRow } from './repository.js';
 import type { CreateResponseBody } from './schemas.js';
@@ -46,6 +48,17 @@ export interface Prepared {
   options: AskedOptions;
   messages: ChatMessage[];
   grounding?: Grounding;
+  /** The mcp tools resolved (mcp-run.ts runs the response in steps when there are any). */
+  mcp?: McpPlan;
+  /** The previous response's approval requests this one answers (mcp_approval_response items). */
+  approvals: Approval[];
+}
+
+export interface Approval {
+  request: StoredMcpItem & { item: NonNullable<StoredMcpItem['item']>; call: ToolCall; server: string; tool: string };
+  server: McpServerPlan;
+  approve: boolean;
+  reason: string | null;
 }
 
 /** OpenAI's wording for an id that is not the caller's. */
@@ -70,7 +83,7 @@ export async function prepareResponse(
     typeof body.conversation === 'object' && body.conversation ? body.conversation.id : (body.conversation ?? undefined);
   if (previousId !== undefined && conversationId !== undefined)
     throw validation('conversation', 'cannot be given with previous_response_id: continue one or the other');
-  if (conversationId !== undefined && (options.tools.length > 0 || drafts.some((d) => d.payload)))
+  if (conversationId !== undefined && (options.asked.length > 0 || drafts.some((d) => d.payload)))
     throw validation('conversation', 'a persisted chat conversation holds text messages only: no tools, function call items or images');
   if (conversationId !== undefined && drafts.some((d) => d.role === 'developer'))
     throw validation('conversation', 'a persisted chat conversation holds no developer messages: use instructions');
@@ -83,12 +96,18 @@ export async function prepareResponse(
       ? await scopeOf(deps.checkScope, principal.tenantId, body)
       : undefined;
   const ephemeral = body.store === false;
+  // The mcp tools' servers and tools, listed now: a server the caller may not use is a 400 before anything is stored.
+  const mcp = options.mcp.length
+    ? await planMcp(deps.mcpTools(), principal, options.mcp, new Set(options.tools.map((t) => t.name)))
+    : undefined;
+  if (mcp?.byName.size) options.engine = { ...options.engine, tools: [...(options.engine?.tools ?? []), ...engineToolsOf(mcp)] };
+  const approvals = await approvalsOf(deps, principal, drafts, previousId, mcp);
   const params: ResponseParams = {
     max_tokens: maxTokens,
     temperature,
     stream: body.stream === true,
     ...(scope ? { grounding: scope } : {}),
-    ...(options.tools.length ? { tools: options.tools } : {}),
+    ...(options.asked.length ? { tools: options.asked } : {}),
     tool_choice: options.toolChoice,
     ...(body.parallel_tool_calls != null ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
     ...(body.top_p != null ? { top_p: body.top_p } : {}),
@@ -100,7 +119,7 @@ export async function prepareResponse(
   };
   const owner = ownerOf(principal);
   const stored = await deps.db.tx(async (q) => {
-    const richer = options.tools.length > 0 || drafts.some((d) => d.payload || d.role === 'developer');
+    const richer = options.asked.length > 0 || drafts.some((d) => d.payload || d.role === 'developer');
     const conversation = await conversationFor(q, principal.tenantId, owner, { previousId, conversationId, ephemeral, richer });
     const runId = newId('response');
     if (!(await conversationRepository.claimActiveRun(q, conversation.id, runId)))
@@ -116,6 +135,7 @@ export async function prepareResponse(
       metadata: body.metadata ?? {},
     })) as ResponseRow;
     await appendInputs(q, conversation, runId, drafts);
+    for (const server of mcp?.servers ?? []) await appendListing(q, conversation, runId, server);
     const answer = await itemRepository.append(q, {
       id: newId('message'),
       conversation_id: conversation.id,
@@ -129,7 +149,16 @@ export async function prepareResponse(
     await runRepository.setMessage(q, runId, answer.id);
     return { run: { ...run, message_id: answer.id }, messageId: answer.id };
   });
-  const prepared: Prepared = { principal, correlationId, ...stored, ephemeral, options, messages: [] };
+  const prepared: Prepared = {
+    principal,
+    correlationId,
+    ...stored,
+    ephemeral,
+    options,
+    messages: [],
+    ...(mcp ? { mcp } : {}),
+    approvals,
+  };
   try {
     await seeHistory(deps, prepared, scope ?? null);
   } catch (error) {
@@ -197,6 +226,70 @@ async function appendInputs(q: Queryable, conversation: ConversationRow, runId: 
       ...(draft.payload ? { payload: draft.payload } : {}),
     });
 }
+
+/** The mcp_list_tools item of one server: an item of the run the model never sees (no text, no calls). */
+async function appendListing(q: Queryable, conversation: ConversationRow, runId: string, server: McpServerPlan): Promise<void> {
+  const id = newId('message');
+  const tools = [...server.tools].map(([name, tool]) => ({
+    name,
+    description: tool.definition.description ?? null,
+    input_schema: tool.definition.inputSchema,
+    annotations: tool.definition.annotations ?? null,
+  }));
+  const item: StoredMcpItem = { item: { id: listItemId(id), type: 'mcp_list_tools', server_label: server.label, tools, error: null } };
+  await itemRepository.append(q, {
+    id,
+    conversation_id: conversation.id,
+    tenant_id: conversation.tenant_id,
+    role: 'assistant',
+    content: '',
+    status: 'completed',
+    run_id: runId,
+    payload: { mcp: [item] },
+  });
+}
+
+/**
+ * The approval requests the input answers: each must be one of the previous response's
+ * (OpenAI's 400 otherwise), and its tool offered by this request's mcp tools.
+ */
+async function approvalsOf(
+  deps: ResponseDeps,
+  principal: Principal,
+  drafts: InputDraft[],
+  previousId: string | undefined,
+  mcp: McpPlan | undefined,
+): Promise<Approval[]> {
+  const answers = drafts.flatMap((d, i) => (d.payload?.mcp_approval ? [{ answer: d.payload.mcp_approval, at: `input[${i}]` }] : []));
+  if (answers.length === 0) return [];
+  if (previousId === undefined)
+    throw validation(
+      `${answers[0]!.at}.approval_request_id`,
+      'answers an approval request of the previous response: give previous_response_id',
+    );
+  const previous = isId('response', previousId)
+    ? await responseRepository.find(deps.db, principal.tenantId, ownerOf(principal), previousId)
+    : undefined;
+  if (!previous) throw previousNotFound(previousId);
+  const requests = (await responseRepository.outputItems(deps.db, previous)).flatMap((row) => storedMcp(row));
+  const seen = new Set<string>();
+  return answers.map(({ answer, at }) => {
+    const field = `${at}.approval_request_id`;
+    const request = requests.find((r) => r.item?.type === 'mcp_approval_request' && r.item.id === answer.approval_request_id);
+    if (!request?.item || !request.call || !request.server || !request.tool)
+      throw validation(field, `is not an approval request of response ${previousId}`);
+    if (seen.has(answer.approval_request_id)) throw validation(field, 'is answered twice');
+    seen.add(answer.approval_request_id);
+    const offered = mcp?.byName.get(request.call.function.name);
+    if (!offered || offered.server.label !== request.item.server_label || offered.tool.name !== request.tool)
+      throw validation(field, `its tool ${request.item.server_label}/${request.tool} is not offered by this request's mcp tools`);
+    return { request: request as Approval['request'], server: offered.server, approve: answer.approve, reason: answer.reason ?? null };
+  });
+}
+
+/** The history again, after a step of an MCP response added to it (mcp-run.ts). */
+export const seeHistoryAgain = (deps: ResponseDeps, prepared: Prepared) =>
+  seeHistory(deps, prepared, prepared.run.params.grounding ?? null);
 
 /** The messages the model sees: the instructions, the conversation within the budget, grounded when the response has a scope. */
 async function seeHistory(deps: ResponseDeps, prepared: Prepared, scope: StoredScope | null): Promise<void> {

@@ -34,9 +34,12 @@ export function inputDrafts(input: string | unknown[] | undefined): InputDraft[]
     if (type === 'message') drafts.push(messageOf(item, at));
     else if (type === 'function_call') addCall(drafts, item, at);
     else if (type === 'function_call_output') drafts.push(resultOf(item, at));
+    else if (type === 'mcp_approval_response') drafts.push(approvalOf(item, at));
+    else if (type === 'mcp_list_tools' || type === 'mcp_call' || type === 'mcp_approval_request')
+      throw validation(`${at}.type`, 'the platform keeps its MCP items itself: continue with previous_response_id');
     else if (type === 'item_reference')
       throw validation(`${at}.type`, 'item references are not supported: send the item itself, or continue with previous_response_id');
-    else throw validation(`${at}.type`, 'must be "message", "function_call" or "function_call_output"');
+    else throw validation(`${at}.type`, 'must be "message", "function_call", "function_call_output" or "mcp_approval_response"');
   });
   return drafts;
 }
@@ -114,4 +117,13 @@ function resultOf(item: Record<string, unknown>, at: string): InputDraft {
       })
       .join('\n');
   return { role: 'tool', content: checkText(output, `${at}.output`, MAX_CONTENT_CHARS), payload: { tool_call_id: callId } };
+}
+
+/** The caller's answer to an mcp_approval_request of the previous response (create.ts finds the request). */
+function approvalOf(item: Record<string, unknown>, at: string): InputDraft {
+  const requestId = checkText(item.approval_request_id, `${at}.approval_request_id`, 200, 'line');
+  if (typeof item.approve !== 'boolean') throw validation(`${at}.approve`, 'must be a boolean');
+  const reason = item.reason == null ? null : checkText(item.reason, `${at}.reason`, 4096);
+  // No text: the model is told the outcome by the call's result, not by this item.
+  return { role: 'user', content: '', payload: { mcp_approval: { approval_request_id: requestId, approve: item.approve, reason } } };
 }

@@ -84,7 +84,8 @@ const STATUS: Record<string, string> = {
 // The run's incomplete reasons in OpenAI's Responses words.
 const INCOMPLETE: Record<string, string> = { max_completion_tokens: 'max_output_tokens' };
 
-export function responseObject(run: ResponseRow, item: ItemRow | undefined): ResponseObject {
+/** `output`: a response that ran MCP tools shows more than its answer item (mcp-items.ts). */
+export function responseObject(run: ResponseRow, item: ItemRow | undefined, output?: OutputItem[]): ResponseObject {
   const p = run.params;
   const usage = run.usage;
   const grounding = item?.grounding as Grounding | null | undefined;
@@ -102,7 +103,7 @@ export function responseObject(run: ResponseRow, item: ItemRow | undefined): Res
     max_output_tokens: p.max_tokens ?? null,
     metadata: run.metadata,
     model: run.model,
-    output: outputOf(item),
+    output: output ?? outputOf(item),
     parallel_tool_calls: p.parallel_tool_calls ?? true,
     previous_response_id: p.previous_response_id ?? null,
     conversation: p.conversation ? { id: p.conversation } : null,
@@ -131,6 +132,14 @@ export function responseObject(run: ResponseRow, item: ItemRow | undefined): Res
 /** A stored input item in OpenAI's shape. */
 export function inputItemObject(row: ItemRow): InputItem {
   const p = row.payload;
+  if (p?.mcp_approval)
+    return {
+      id: row.id,
+      type: 'mcp_approval_response',
+      approval_request_id: p.mcp_approval.approval_request_id,
+      approve: p.mcp_approval.approve,
+      reason: p.mcp_approval.reason ?? null,
+    };
   if (row.role === 'tool')
     return { id: row.id, type: 'function_call_output', call_id: p?.tool_call_id ?? '', output: row.content, status: 'completed' };
   if (p?.tool_calls?.length && row.content === '') return callItem(row.id, 0, p.tool_calls[0]!, 'completed');

@@ -6,6 +6,7 @@
 import type { ChatOptions, ResponseFormat, ToolChoice, ToolDefinition } from '../../../engines/types.js';
 import { validation } from '../../../platform/errors.js';
 import { checkJsonObject, checkText } from './checks.js';
+import { mcpSpecOf, type McpToolSpec } from './mcp-tools.js';
 import type { CreateResponseBody } from './schemas.js';
 
 /** A function tool as the Responses API shapes it. */
@@ -21,6 +22,10 @@ export type ResponseToolChoice = 'none' | 'auto' | 'required' | { type: 'functio
 
 export interface AskedOptions {
   tools: FunctionTool[];
+  /** Every tool as asked, in order (the response's `tools`). */
+  asked: (FunctionTool | McpToolSpec)[];
+  /** The mcp tools, with their place in `tools` (mcp-tools.ts resolves them). */
+  mcp: { spec: McpToolSpec; index: number }[];
   toolChoice: ResponseToolChoice;
   /** `text.format` as asked (OpenAI's Responses shape), `{type: 'text'}` by default. */
   format: Record<string, unknown>;
@@ -32,23 +37,33 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export function optionsOf(body: CreateResponseBody): AskedOptions {
   refuseUnsupported(body);
-  const tools = (body.tools ?? []).map(toolOf);
+  const tools: FunctionTool[] = [];
+  const mcp: AskedOptions['mcp'] = [];
+  const asked: AskedOptions['asked'] = [];
   const names = new Set<string>();
-  tools.forEach((tool, i) => {
+  (body.tools ?? []).forEach((raw, i) => {
+    const tool = toolOf(raw, i);
+    asked.push(tool);
+    if (tool.type === 'mcp') {
+      mcp.push({ spec: tool, index: i });
+      return;
+    }
     if (names.has(tool.name)) throw validation(`tools[${i}].name`, `must be unique: "${tool.name}" is given twice`);
     names.add(tool.name);
+    tools.push(tool);
   });
-  const toolChoice = choiceOf(body.tool_choice, names);
+  const offered = tools.length + mcp.length > 0;
+  const toolChoice = choiceOf(body.tool_choice, names, offered);
   const { format, responseFormat } = formatOf(body.text?.format);
   const engine: ChatOptions = {
     ...(tools.length ? { tools: tools.map(chatTool) } : {}),
-    ...(tools.length && body.tool_choice != null ? { tool_choice: chatChoice(toolChoice) } : {}),
-    ...(tools.length && body.parallel_tool_calls != null ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
+    ...(offered && body.tool_choice != null ? { tool_choice: chatChoice(toolChoice) } : {}),
+    ...(offered && body.parallel_tool_calls != null ? { parallel_tool_calls: body.parallel_tool_calls } : {}),
     ...(responseFormat ? { response_format: responseFormat } : {}),
     ...(body.top_p != null ? { top_p: body.top_p } : {}),
     ...(body.user !== undefined ? { user: body.user } : {}),
   };
-  return { tools, toolChoice, format, ...(Object.keys(engine).length ? { engine } : {}) };
+  return { tools, asked, mcp, toolChoice, format, ...(Object.keys(engine).length ? { engine } : {}) };
 }
 
 function refuseUnsupported(body: CreateResponseBody): void {
@@ -60,11 +75,12 @@ function refuseUnsupported(body: CreateResponseBody): void {
   if (body.top_logprobs) throw validation('top_logprobs', 'is not supported on responses');
 }
 
-function toolOf(raw: unknown, i: number): FunctionTool {
+function toolOf(raw: unknown, i: number): FunctionTool | McpToolSpec {
   const at = `tools[${i}]`;
   if (raw === null || typeof raw !== 'object') throw validation(at, 'must be a tool object');
   const tool = raw as Record<string, unknown>;
-  if (tool.type !== 'function') throw validation(`${at}.type`, 'only "function" tools are supported');
+  if (tool.type === 'mcp') return mcpSpecOf(tool, at);
+  if (tool.type !== 'function') throw validation(`${at}.type`, 'only "function" and "mcp" tools are supported');
   const name = checkText(tool.name, `${at}.name`, 64, 'line');
   if (!NAME.test(name)) throw validation(`${at}.name`, 'must be 1 to 64 letters, digits, _ or -');
   if (tool.description != null) checkText(tool.description, `${at}.description`, 4096);
@@ -79,10 +95,10 @@ function toolOf(raw: unknown, i: number): FunctionTool {
   };
 }
 
-function choiceOf(raw: unknown, names: Set<string>): ResponseToolChoice {
+function choiceOf(raw: unknown, names: Set<string>, offered: boolean): ResponseToolChoice {
   if (raw == null) return 'auto';
   if (raw === 'none' || raw === 'auto' || raw === 'required') {
-    if (raw === 'required' && names.size === 0) throw validation('tool_choice', '"required" needs at least one tool in tools');
+    if (raw === 'required' && !offered) throw validation('tool_choice', '"required" needs at least one tool in tools');
     return raw;
   }
   const choice = raw as { type?: unknown; name?: unknown };

@@ -8,10 +8,11 @@ import { newId } from '../../../platform/ids.js';
 import type { ItemRow, Page } from '../history/repository.js';
 import type { RunParams, RunRow } from '../runs/repository.js';
 import type { FunctionTool, ResponseToolChoice } from './options.js';
+import type { McpToolSpec } from './mcp-tools.js';
 
 /** What a response keeps in its run's params beyond a thread run's. */
 export interface ResponseParams extends RunParams {
-  tools?: FunctionTool[];
+  tools?: (FunctionTool | McpToolSpec)[];
   tool_choice?: ResponseToolChoice;
   parallel_tool_calls?: boolean;
   top_p?: number;
@@ -73,12 +74,58 @@ export const responseRepository = {
     const positionOf = (param: string) => `(SELECT position FROM conversation_items WHERE conversation_id = $2 AND id = ${param})`;
     return q.query<ItemRow>(
       `SELECT * FROM conversation_items
-        WHERE tenant_id = $1 AND conversation_id = $2 AND run_id = $3 AND id IS DISTINCT FROM $4
+        WHERE tenant_id = $1 AND conversation_id = $2 AND run_id = $3 AND id IS DISTINCT FROM $4 AND payload->'mcp' IS NULL
           AND ($6::text IS NULL OR position ${op} ${positionOf('$6')})
           AND ($7::text IS NULL OR position ${back} ${positionOf('$7')})
         ORDER BY position ${page.order === 'asc' ? 'ASC' : 'DESC'} LIMIT $5`,
       [run.tenant_id, run.conversation_id, run.id, run.message_id, page.limit, page.after ?? null, page.before ?? null],
     );
+  },
+
+  /** The items a response running MCP tools output (mcp-items.ts): its MCP items and its answer, in order. */
+  async outputItems(q: Queryable, run: Pick<ResponseRow, 'tenant_id' | 'conversation_id' | 'id' | 'message_id'>): Promise<ItemRow[]> {
+    return q.query<ItemRow>(
+      `SELECT * FROM conversation_items
+        WHERE tenant_id = $1 AND conversation_id = $2 AND run_id = $3 AND (payload->'mcp' IS NOT NULL OR id = $4)
+        ORDER BY position`,
+      [run.tenant_id, run.conversation_id, run.id, run.message_id],
+    );
+  },
+
+  /** A model turn's calls as they stay in the history, and the MCP items made of them. */
+  async setTurnCalls(q: Queryable, itemId: string, toolCalls: unknown[], mcp: unknown[]): Promise<void> {
+    await q.query(
+      `UPDATE conversation_items
+          SET payload = (COALESCE(payload, '{}'::jsonb) - 'tool_calls') || jsonb_build_object('mcp', $3::jsonb)
+                        || CASE WHEN $2::jsonb IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('tool_calls', $2::jsonb) END
+        WHERE id = $1`,
+      [itemId, toolCalls.length ? JSON.stringify(toolCalls) : null, JSON.stringify(mcp)],
+    );
+  },
+
+  /**
+   * A response whose model turn called MCP tools goes on with another turn: the run the
+   * executor ended `completed` is queued again (undefined when it ended otherwise).
+   */
+  async reopen(q: Queryable, runId: string): Promise<RunRow | undefined> {
+    const [row] = await q.query<RunRow>(
+      `UPDATE runs SET status = 'queued', completed_at = NULL, last_error = NULL, incomplete_details = NULL
+        WHERE id = $1 AND status = 'completed' RETURNING *`,
+      [runId],
+    );
+    return row;
+  },
+
+  /** The run's usage over all its turns; `incomplete`: it ended at the step limit. */
+  async endSteps(q: Queryable, runId: string, usage: RunRow['usage'], incomplete?: string): Promise<RunRow | undefined> {
+    const [row] = await q.query<RunRow>(
+      `UPDATE runs SET usage = $2::jsonb,
+              status = CASE WHEN $3::text IS NULL THEN status ELSE 'incomplete' END,
+              incomplete_details = CASE WHEN $3::text IS NULL THEN incomplete_details ELSE jsonb_build_object('reason', $3::text) END
+        WHERE id = $1 RETURNING *`,
+      [runId, JSON.stringify(usage), incomplete ?? null],
+    );
+    return row;
   },
 
   /** Deletes the response and the items it appended; a conversation of its own left empty goes too. */

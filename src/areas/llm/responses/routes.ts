@@ -7,6 +7,7 @@ import { problems } from '../../schemas.js';
 import { ListQuery } from '../history/pages.js';
 import { answerJson, answerStream } from './answer.js';
 import { prepareResponse } from './create.js';
+import { answerMcp } from './mcp-run.js';
 import { CreateResponseBody, DeletedResponse, InputItemList, ResponseObject, ResponseParams } from './schemas.js';
 import { deleteResponse, getResponse, listInputItems, type ResponseDeps } from './service.js';
 
@@ -18,6 +19,7 @@ export const responseRoutes: FastifyPluginAsyncTypebox<{ deps: ResponseDeps }> =
     { config, schema: { body: CreateResponseBody, response: { 200: ResponseObject, ...problems(400, 401, 404, 409, 503) } } },
     async (request, reply) => {
       const prepared = await prepareResponse(deps, principalOf(request), String(request.id), request.body);
+      if (prepared.mcp) return answerMcp(deps, prepared, reply);
       if (request.body.stream !== true) return answerJson(deps, prepared, reply);
       await answerStream(deps, prepared, reply);
       return reply;

@@ -80,8 +80,56 @@ export const FunctionCallOutputItem = Type.Object({
   status: ItemStatus,
 });
 
-export const OutputItem = Type.Union([MessageItem, FunctionCallItem]);
-export const InputItem = Type.Union([MessageItem, FunctionCallItem, FunctionCallOutputItem]);
+// The items of tools the platform runs itself (mcp tools), in OpenAI's shapes.
+export const McpListToolsItem = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('mcp_list_tools'),
+  server_label: Type.String(),
+  tools: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      description: Type.Union([Type.String(), Type.Null()]),
+      input_schema: Type.Unknown(),
+      annotations: Type.Union([Type.Unknown(), Type.Null()]),
+    }),
+  ),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const McpCallItem = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('mcp_call'),
+  server_label: Type.String(),
+  name: Type.String(),
+  arguments: Type.String(),
+  output: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union([Type.Literal('completed'), Type.Literal('failed'), Type.Literal('in_progress'), Type.Literal('calling')]),
+  approval_request_id: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const McpApprovalRequestItem = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('mcp_approval_request'),
+  server_label: Type.String(),
+  name: Type.String(),
+  arguments: Type.String(),
+});
+
+export const McpApprovalResponseItem = Type.Object({
+  id: Type.String(),
+  type: Type.Literal('mcp_approval_response'),
+  approval_request_id: Type.String(),
+  approve: Type.Boolean(),
+  reason: Type.Union([Type.String(), Type.Null()]),
+});
+
+export type McpListToolsItem = Static<typeof McpListToolsItem>;
+export type McpCallItem = Static<typeof McpCallItem>;
+export type McpApprovalRequestItem = Static<typeof McpApprovalRequestItem>;
+
+export const OutputItem = Type.Union([MessageItem, FunctionCallItem, McpListToolsItem, McpCallItem, McpApprovalRequestItem]);
+export const InputItem = Type.Union([MessageItem, FunctionCallItem, FunctionCallOutputItem, McpApprovalResponseItem]);
 export type OutputItem = Static<typeof OutputItem>;
 export type InputItem = Static<typeof InputItem>;
 

@@ -7,6 +7,8 @@ import { isId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/identity.js';
 import type { CheckScope } from '../../grounding.js';
 import type { OpenCalls } from '../calls/open-calls.js';
+import type { McpCallAudit } from '../mcp/calls/audit.js';
+import type { ToolSource } from '../mcp/tool-source.js';
 import type { GroundingDeps } from '../grounding/ground.js';
 import { ownerOf } from '../history/owner.js';
 import { itemRepository } from '../history/repository.js';
@@ -16,6 +18,7 @@ import type { RunExecutor } from '../runs/executor.js';
 import { OPEN_STATUSES } from '../runs/repository.js';
 import { responseNotFound } from './create.js';
 import { inputItemObject, responseObject } from './objects.js';
+import { mcpOutputOf } from './mcp-items.js';
 import { responseRepository, type ResponseRow } from './repository.js';
 import type { InputItem, ResponseObject } from './schemas.js';
 
@@ -30,6 +33,10 @@ export interface ResponseDeps {
   heartbeatMs: number;
   /** Retry-After for 503s the engines cause. */
   retryAfterSeconds: number;
+  /** The MCP tools a caller is granted and their calls (mcp/tool-source.ts); read per request, so tests may swap it. */
+  mcpTools: () => ToolSource;
+  /** Every MCP call a response runs is one audit record, as the MCP endpoint's are. */
+  mcpAudit: McpCallAudit;
 }
 
 export async function findResponse(db: Queryable, principal: Principal, id: string): Promise<ResponseRow> {
@@ -41,7 +48,8 @@ export async function findResponse(db: Queryable, principal: Principal, id: stri
 export async function getResponse(deps: Pick<ResponseDeps, 'db'>, principal: Principal, id: string): Promise<ResponseObject> {
   const run = await findResponse(deps.db, principal, id);
   const item = run.message_id ? await itemRepository.byId(deps.db, run.message_id) : undefined;
-  return responseObject(run, item);
+  const ranMcp = run.params.tools?.some((tool) => tool.type === 'mcp');
+  return responseObject(run, item, ranMcp ? mcpOutputOf(await responseRepository.outputItems(deps.db, run), run.message_id) : undefined);
 }
 
 export async function deleteResponse(deps: Pick<ResponseDeps, 'db'>, principal: Principal, id: string) {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../../../../platform/db/database.js';
 import { newId } from '../../../../platform/ids.js';
 import type { Principal } from '../../../../platform/identity.js';
+import { ToolCallFailed } from '../tool-source.js';
 import type { McpCallStatus } from './schemas.js';
 
 export interface McpCallEntry {
@@ -50,4 +51,12 @@ export class DatabaseMcpCallAudit implements McpCallAudit {
       ],
     );
   }
+}
+
+/** How a call that threw ended, for its audit record (the endpoint's and the Responses API's calls alike). */
+export function failedCallStatus(error: unknown): McpCallStatus {
+  if (!(error instanceof ToolCallFailed)) return 'error';
+  // `denied`: the registry's own re-check refused it (no longer granted, pinned or the tenant's); no upstream reached.
+  if (error.reason === 'timeout' || error.reason === 'cancelled' || error.reason === 'denied') return error.reason;
+  return 'error';
 }

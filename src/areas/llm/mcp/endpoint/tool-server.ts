@@ -9,7 +9,7 @@ import { AppError } from '../../../../platform/errors.js';
 import { ToolCallFailed, type ToolSource } from '../tool-source.js';
 import { exposeTools } from './tool-names.js';
 import type { RunningCalls } from './running-calls.js';
-import type { McpCallAudit } from '../calls/audit.js';
+import { failedCallStatus, type McpCallAudit } from '../calls/audit.js';
 import type { McpCallStatus } from '../calls/schemas.js';
 
 const SERVER_INFO = { name: 'gateway-mcp', version: '1.0.0' };
@@ -88,7 +88,7 @@ export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server 
           status = result.isError ? 'error' : 'ok';
           return result;
         } catch (error) {
-          status = statusOf(error);
+          status = failedCallStatus(error);
           throw error;
         }
       });
@@ -98,14 +98,6 @@ export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server 
     }
   });
   return server;
-}
-
-/** How a call that threw ended, for its audit record. */
-function statusOf(error: unknown): McpCallStatus {
-  if (!(error instanceof ToolCallFailed)) return 'error';
-  // `denied`: the registry's own re-check refused it (no longer granted, pinned or the tenant's); no upstream reached.
-  if (error.reason === 'timeout' || error.reason === 'cancelled' || error.reason === 'denied') return error.reason;
-  return 'error';
 }
 
 /** Progress from upstream to the client, when the client asked for it (it sent a progress token). */

@@ -8,7 +8,7 @@ import type { Database } from '../../../../platform/db/database.js';
 import { isTenantAdmin, type Principal } from '../../../../platform/identity.js';
 import { serves } from '../../router/node-runtime.js';
 import { grantsTool } from '../../../../platform/mcp-grants.js';
-import { ToolCallFailed, type CallOptions, type GrantedTool, type ToolSource } from '../tool-source.js';
+import { ToolCallFailed, type CallOptions, type GrantedTool, type ReachableServer, type ToolSource } from '../tool-source.js';
 import type { McpCatalog } from './catalog.js';
 import { mcpServerRepository, type McpServerRow } from './repository.js';
 
@@ -25,13 +25,13 @@ type Reach = 'every' | readonly string[];
 export class RegistryToolSource implements ToolSource {
   constructor(private readonly deps: RegistryToolSourceDeps) {}
 
+  async servers(principal: Principal): Promise<ReachableServer[]> {
+    return (await this.reachableRows(principal)).map((row) => ({ name: row.name, ...(row.tenant_ids.length > 0 ? { url: row.url } : {}) }));
+  }
+
   async list(principal: Principal, server?: string): Promise<GrantedTool[]> {
     const reach = await this.reachOf(principal);
-    if (reach !== 'every' && reach.length === 0) return [];
-    const rows = (await mcpServerRepository.listServing(this.deps.db, principal.tenantId)).filter(
-      // A server none of whose tools is granted is not even listed upstream.
-      (row) => (server === undefined || row.name === server) && (reach === 'every' || reach.some((p) => p.startsWith(`${row.name}/`))),
-    );
+    const rows = await this.reachableRows(principal, server, reach);
     const perServer = await Promise.all(
       rows.map(async (row) =>
         (await this.deps.catalog.servedTools(principal.tenantId, row))
@@ -40,6 +40,16 @@ export class RegistryToolSource implements ToolSource {
       ),
     );
     return perServer.flat();
+  }
+
+  /** The servers the caller's tenant sees of which the caller reaches a tool (by grant, not listed upstream). */
+  private async reachableRows(principal: Principal, server?: string, known?: Reach): Promise<McpServerRow[]> {
+    const reach = known ?? (await this.reachOf(principal));
+    if (reach !== 'every' && reach.length === 0) return [];
+    return (await mcpServerRepository.listServing(this.deps.db, principal.tenantId)).filter(
+      // A server none of whose tools is granted is not even listed upstream.
+      (row) => (server === undefined || row.name === server) && (reach === 'every' || reach.some((p) => p.startsWith(`${row.name}/`))),
+    );
   }
 
   /**
