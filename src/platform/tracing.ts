@@ -11,6 +11,7 @@
 // first import of either (undici reports through diagnostics_channel, so its order does
 // not matter). A later start would trace requests without their database queries.
 import type { NodeSDK } from '@opentelemetry/sdk-node';
+import type * as OtelApi from '@opentelemetry/api';
 
 /** True when the environment asks for traces: an OTLP endpoint, and the SDK not disabled. */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
@@ -27,6 +28,21 @@ export interface RequestSpan {
   setAttribute(name: string, value: string): void;
   /** The method and route template: instrumentation-http alone knows the method only. */
   updateName(name: string): void;
+}
+
+/**
+ * A piece of work that has ended, put in the current trace as a span of its own (a child
+ * of the active span: the request's). Recorded once it is over, with its own start and
+ * duration, so the code doing the work needs no tracing calls inside it.
+ */
+export interface FinishedWork {
+  name: string;
+  startTime: Date;
+  durationMs: number;
+  /** Low-cardinality facts only: never request or result content. */
+  attributes: Record<string, string | number>;
+  /** Set when the work failed: the span's status is ERROR with this (a kind, not a message that could quote content). */
+  error?: string;
 }
 
 /** instrumentation-http's own list (cloud signatures), and the names a credential goes by. */
@@ -50,6 +66,7 @@ const REDACTED_QUERY_PARAMS = [
 
 let sdk: NodeSDK | undefined;
 let activeSpan: (() => RequestSpan | undefined) | undefined;
+let finishedWork: ((work: FinishedWork) => void) | undefined;
 
 /** Whether startTracing ran in this process. */
 export function tracingActive(): boolean {
@@ -62,6 +79,26 @@ export function tracingActive(): boolean {
  */
 export function requestSpans(): (() => RequestSpan | undefined) | undefined {
   return activeSpan;
+}
+
+/** Records finished work as a span (see FinishedWork); undefined when tracing is off, so callers skip it then. */
+export function workSpans(): ((work: FinishedWork) => void) | undefined {
+  return finishedWork;
+}
+
+/**
+ * Points the gateway's span hooks at an OpenTelemetry API whose tracer provider is
+ * registered: startTracing's NodeSDK, or a test's in-memory provider.
+ */
+export function traceWith(api: typeof OtelApi): void {
+  const tracer = api.trace.getTracer('gateway');
+  activeSpan = () => api.trace.getActiveSpan();
+  finishedWork = (work) => {
+    const start = work.startTime.getTime();
+    const span = tracer.startSpan(work.name, { kind: api.SpanKind.INTERNAL, startTime: start, attributes: work.attributes });
+    if (work.error !== undefined) span.setStatus({ code: api.SpanStatusCode.ERROR, message: work.error });
+    span.end(start + work.durationMs);
+  };
 }
 
 /**
@@ -104,7 +141,7 @@ export async function startTracing(env: NodeJS.ProcessEnv = process.env): Promis
     ],
   });
   sdk.start();
-  activeSpan = () => api.trace.getActiveSpan();
+  traceWith(api);
 }
 
 /**
@@ -116,5 +153,6 @@ export async function stopTracing(): Promise<void> {
   const running = sdk;
   sdk = undefined;
   activeSpan = undefined;
+  finishedWork = undefined;
   await running?.shutdown().catch(() => undefined);
 }

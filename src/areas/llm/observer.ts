@@ -23,4 +23,10 @@ export interface LlmObserver {
   streamClosed(): void;
   /** A request refused with 429 by a rate limit or quota (`key`/`tenant`, e.g. `requestsPerMinute`). */
   rateLimitRejected(scope: string, limit: string): void;
+  /**
+   * One MCP tool call that ended (what its audit record says): the tenant, the server's
+   * name and the tool's upstream name (null server and empty tool: a denied call, whose
+   * names may be the client's text and must not become labels), its status, its duration.
+   */
+  mcpCall(tenantId: string, server: string | null, tool: string, status: string, ms: number): void;
 }

@@ -27,7 +27,6 @@ import { applyRateLimits } from './rate-limits/hook.js';
 import { mcpServerRoutes } from './mcp/registry/routes.js';
 import { mcpEndpointRoutes } from './mcp/endpoint/routes.js';
 import { mcpCallRoutes } from './mcp/calls/routes.js';
-import { DatabaseMcpCallAudit } from './mcp/calls/audit.js';
 
 export interface LlmAreaDeps {
   config: {
@@ -158,7 +157,8 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   await app.register(mcpEndpointRoutes, {
     deps: {
       toolSource: () => llm.mcpTools,
-      audit: new DatabaseMcpCallAudit(deps.db),
+      audit: llm.mcpAudit,
+      toolCallLimits: llm.mcpCallLimits,
       bus: deps.bus,
       corsOrigins: deps.config.corsOrigins,
       // Only the kind of failure: the SDK's messages can quote the request, and no argument reaches the log.

@@ -30,6 +30,9 @@ import { usageRepository } from './usage/repository.js';
 import { McpCatalog } from './mcp/registry/catalog.js';
 import { RegistryToolSource } from './mcp/registry/tool-source.js';
 import type { ToolSource } from './mcp/tool-source.js';
+import { ToolCallLimiter } from './rate-limits/tool-calls.js';
+import { DatabaseMcpCallAudit, type McpCallAudit } from './mcp/calls/audit.js';
+import { ObservedMcpCallAudit } from './mcp/calls/observed.js';
 
 export interface LlmServices {
   /** Models → nodes; what the chat and pull handlers call (see router/types.ts). */
@@ -71,6 +74,14 @@ export interface LlmServices {
    * MCP endpoint reads them at every request. Replaceable: tests put a fake one here.
    */
   mcpTools: ToolSource;
+  /**
+   * MCP tool calls per minute of keys and tenants (rate-limits/tool-calls.ts): the endpoint
+   * checks each tools/call with it; another path that runs tools wraps its ToolSource in
+   * `limitToolCalls` (mcp/limited-tool-source.ts).
+   */
+  mcpCallLimits: ToolCallLimiter;
+  /** Where every MCP tool call's record goes (mcp/calls/), also counted in /metrics and traced (mcp/calls/observed.ts). */
+  mcpAudit: McpCallAudit;
 }
 
 export type { LlmLog };
@@ -175,6 +186,8 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
     outboundGuard: (scope) => guards[scope],
     listTtlMs: llm.mcpListTtlSeconds * 1000,
   });
+  const mcpCallLimits = new ToolCallLimiter({ store: limits, tenantLimits });
+  const mcpAudit = new ObservedMcpCallAudit(new DatabaseMcpCallAudit(db));
   let stopSweep = () => {};
 
   return {
@@ -199,6 +212,8 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
       router.observer = observer;
       usage.observer = observer;
       limiter.onRejected = (scope, limit) => observer.rateLimitRejected(scope, limit);
+      mcpCallLimits.onRejected = (scope, limit) => observer.rateLimitRejected(scope, limit);
+      mcpAudit.observer = observer;
     },
     settingsCacheStats: tenants.cacheStats,
     // The registry's: the tools of the servers each caller's tenant sees, as granted and pinned.
@@ -207,6 +222,8 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
       catalog: mcpCatalog,
       memberAllow: async (tenantId) => (await tenants.get(tenantId)).mcp.memberAllow,
     }),
+    mcpCallLimits,
+    mcpAudit,
     setLog(next) {
       sink = next;
     },

@@ -22,6 +22,18 @@ import { inCluster, joinCluster, scrapeCluster } from './cluster.js';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 /** The gateway's own time per chat request: 50 µs to 250 ms. */
 const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25];
+/** MCP tool calls: 5 ms to 5 minutes (a server's timeoutSeconds may be long). */
+const MCP_CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+/**
+ * Distinct (tenant, server, tool) label sets the MCP call metrics keep per process. Tool
+ * names come from upstream servers (pinned ones only, but a tenant may register many):
+ * past this, a tenant's further tools are counted under server and tool `_other`.
+ */
+export const MCP_TOOL_SERIES_LIMIT = 1000;
+/** Labels of a call that reached no listed tool (denied): its names may be the client's text. */
+const MCP_UNNAMED = '_unknown';
+const MCP_OVERFLOW = '_other';
+
 /** Event-loop lag is sampled at this resolution, in ms (prom-client's default 10 ms doubles the timer wake-ups for little). */
 const EVENT_LOOP_PRECISION_MS = 20;
 
@@ -55,6 +67,11 @@ interface RouteSeries {
 interface NodeSeries {
   duration: HistogramSeries;
   errors: Map<string, CounterSeries>;
+}
+
+interface McpToolSeries {
+  duration: HistogramSeries;
+  byStatus: Map<string, CounterSeries>;
 }
 
 interface TokenSeries {
@@ -134,10 +151,25 @@ export class GatewayMetrics {
   );
   private readonly rateLimitRejections = new FastCounter({
     name: 'gateway_rate_limit_rejections_total',
-    help: 'Requests refused (429) by a rate limit or quota, by scope (key, tenant) and limit (requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth).',
+    help: 'Requests refused (429) by a rate limit or quota, by scope (key, tenant) and limit (requestsPerMinute, tokensPerMinute, tokensPerDay, tokensPerMonth, toolCallsPerMinute).',
     labelNames: ['scope', 'limit'],
     registry: this.registry,
   });
+  private readonly mcpCalls = new FastCounter({
+    name: 'gateway_mcp_calls_total',
+    help: 'MCP tool calls that ended, by tenant, server, tool and status (ok, error, denied, timeout, cancelled): errors are status != ok.',
+    labelNames: ['tenant', 'server', 'tool', 'status'],
+    registry: this.registry,
+  });
+  private readonly mcpCallDuration = new FastHistogram(
+    {
+      name: 'gateway_mcp_call_duration_seconds',
+      help: 'MCP tool calls: from the call reaching the gateway to its end, by tenant, server and tool.',
+      labelNames: ['tenant', 'server', 'tool'],
+      registry: this.registry,
+    },
+    MCP_CALL_BUCKETS,
+  );
   private streams = 0;
 
   private readonly routes = new WeakMap<RouteConfig, RouteSeries>();
@@ -149,6 +181,9 @@ export class GatewayMetrics {
   private readonly overheadJson = this.overhead.labelled({ mode: 'json' });
   private readonly overheadStream = this.overhead.labelled({ mode: 'stream' });
   private readonly rejections = new Map<string, CounterSeries>();
+  /** tenant NUL server NUL tool → series; at most MCP_TOOL_SERIES_LIMIT named ones. */
+  private readonly mcpTools = new Map<string, McpToolSeries>();
+  private mcpNamedTools = 0;
 
   constructor(sources: MetricsSources) {
     const caches = Object.entries(sources.caches);
@@ -284,6 +319,18 @@ export class GatewayMetrics {
     series.inc();
   }
 
+  /** One MCP tool call that ended; `server` null: a denied call, labelled `_unknown` whatever it named. */
+  mcpCall(tenantId: string, server: string | null, tool: string, status: string, ms: number): void {
+    const series = this.mcpToolSeries(tenantId, server, tool);
+    let calls = series.byStatus.get(status);
+    if (calls === undefined) {
+      calls = this.mcpCalls.labelled({ ...series.duration.labels, status });
+      series.byStatus.set(status, calls);
+    }
+    calls.inc();
+    series.duration.observe(ms / 1000);
+  }
+
   /** The exposition text and its content type. */
   async scrape(): Promise<{ contentType: string; body: string }> {
     // A worker of several (GATEWAY_WORKERS) answers with every worker's figures.
@@ -311,6 +358,27 @@ export class GatewayMetrics {
         last.other = series;
       }
     }
+    return series;
+  }
+
+  private mcpToolSeries(tenantId: string, server: string | null, tool: string): McpToolSeries {
+    const named = server !== null;
+    let key = named ? `${tenantId}\0${server}\0${tool}` : `${tenantId}\0`;
+    let series = this.mcpTools.get(key);
+    if (series !== undefined) return series;
+    let labels = { tenant: tenantId, server: MCP_UNNAMED, tool: MCP_UNNAMED };
+    if (named && this.mcpNamedTools < MCP_TOOL_SERIES_LIMIT) {
+      this.mcpNamedTools++;
+      labels = { tenant: tenantId, server, tool };
+    } else if (named) {
+      // Over the bound: this tenant's overflow series (one per tenant, found again under its own key).
+      key = `${tenantId}\0\0overflow`;
+      labels = { tenant: tenantId, server: MCP_OVERFLOW, tool: MCP_OVERFLOW };
+      series = this.mcpTools.get(key);
+      if (series !== undefined) return series;
+    }
+    series = { duration: this.mcpCallDuration.labelled(labels), byStatus: new Map() };
+    this.mcpTools.set(key, series);
     return series;
   }
 

@@ -1,5 +1,6 @@
 // The limits a tenant admin sets on an API key and a platform admin on a tenant:
-// requests and tokens per minute, and token budgets per UTC day and month. One shape
+// requests and tokens per minute, token budgets per UTC day and month, and MCP tool
+// calls per minute (checked by the MCP endpoint, not by model routes). One shape
 // for both scopes; stored as jsonb (api_keys.limits, tenants.limits), carried to the
 // request path by the cached key validation and the cached tenant settings.
 import { Type, type Static } from '@fastify/type-provider-typebox';
@@ -10,6 +11,7 @@ export const LIMIT_BOUNDS = {
   tokensPerMinute: 1_000_000_000,
   tokensPerDay: 100_000_000_000,
   tokensPerMonth: 1_000_000_000_000,
+  toolCallsPerMinute: 1_000_000,
 } as const;
 
 export type LimitName = keyof typeof LIMIT_BOUNDS;
@@ -24,6 +26,7 @@ export const LimitsInput = Type.Object(
     tokensPerMinute: bounded('tokensPerMinute'),
     tokensPerDay: bounded('tokensPerDay'),
     tokensPerMonth: bounded('tokensPerMonth'),
+    toolCallsPerMinute: bounded('toolCallsPerMinute'),
   },
   { additionalProperties: false },
 );
@@ -35,6 +38,7 @@ export const LimitsRecord = Type.Object({
   tokensPerMinute: Type.Optional(Type.Integer()),
   tokensPerDay: Type.Optional(Type.Integer()),
   tokensPerMonth: Type.Optional(Type.Integer()),
+  toolCallsPerMinute: Type.Optional(Type.Integer()),
 });
 export type Limits = Static<typeof LimitsRecord>;
 

@@ -53,6 +53,8 @@ export const keys = {
   'keys.limit.tokensPerMinute': 'Tokens per minute',
   'keys.limit.tokensPerDay': 'Tokens per day (UTC)',
   'keys.limit.tokensPerMonth': 'Tokens per month (UTC)',
+  'keys.limit.toolCallsPerMinute': 'MCP tool calls per minute',
+  'keys.limitShort.toolCallsPerMinute': '{value} tool calls/min',
   'keys.limitShort.requestsPerMinute': '{value} requests/min',
   'keys.limitShort.tokensPerMinute': '{value} tokens/min',
   'keys.limitShort.tokensPerDay': '{value} tokens/day',

@@ -41,6 +41,8 @@ export const tenants = {
   'tenants.limits.tokensPerMinute': 'Tokens per minute',
   'tenants.limits.tokensPerDay': 'Tokens per day (UTC)',
   'tenants.limits.tokensPerMonth': 'Tokens per month (UTC)',
+  'tenants.limits.toolCallsPerMinute': 'MCP tool calls per minute',
+  'tenants.limits.short.toolCallsPerMinute': '{value} tool calls/min',
   'tenants.limits.short.requestsPerMinute': '{value} requests/min',
   'tenants.limits.short.tokensPerMinute': '{value} tokens/min',
   'tenants.limits.short.tokensPerDay': '{value} tokens/day',

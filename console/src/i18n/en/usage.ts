@@ -46,6 +46,7 @@ export const usage = {
   'usage.limits.none': 'No limit',
   'usage.limits.noneSet': 'No rate limit or quota is set for this tenant.',
   'usage.limits.requestsPerMinute': 'Requests per minute',
+  'usage.limits.toolCallsPerMinute': 'MCP tool calls per minute',
   'usage.limits.tokensPerMinute': 'Tokens per minute',
   'usage.limits.tokensPerDay': 'Tokens per day (UTC)',
   'usage.limits.tokensPerMonth': 'Tokens per month (UTC)',

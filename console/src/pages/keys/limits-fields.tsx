@@ -1,4 +1,4 @@
-// The four limits of a key as number inputs (create and edit share them), and reading
+// The limits of a key as number inputs (create and edit share them), and reading
 // them back from the form as the PATCH body's LimitsInput. An empty field is no limit.
 import type { Limits, LimitName, LimitsInput, LIMIT_BOUNDS } from '../../../../src/platform/rate-limits/limits.js';
 import { t } from '../../i18n/index.js';
@@ -10,6 +10,7 @@ const BOUNDS: typeof LIMIT_BOUNDS = {
   tokensPerMinute: 1_000_000_000,
   tokensPerDay: 100_000_000_000,
   tokensPerMonth: 1_000_000_000_000,
+  toolCallsPerMinute: 1_000_000,
 };
 export const LIMIT_FIELDS = Object.keys(BOUNDS) as LimitName[];
 

@@ -10,6 +10,7 @@ export const BOUNDS: typeof LIMIT_BOUNDS = {
   tokensPerMinute: 1_000_000_000,
   tokensPerDay: 100_000_000_000,
   tokensPerMonth: 1_000_000_000_000,
+  toolCallsPerMinute: 1_000_000,
 };
 export const LIMIT_NAMES = Object.keys(BOUNDS) as LimitName[];
 

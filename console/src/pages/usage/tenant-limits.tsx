@@ -11,7 +11,13 @@ import { LoadError } from '../../ui/load-error.js';
 
 // Type-only from the server (its module would bring TypeBox into the bundle); the Record
 // makes the compiler name any limit added there and missing here.
-const SHOWN: Record<LimitName, true> = { requestsPerMinute: true, tokensPerMinute: true, tokensPerDay: true, tokensPerMonth: true };
+const SHOWN: Record<LimitName, true> = {
+  requestsPerMinute: true,
+  tokensPerMinute: true,
+  tokensPerDay: true,
+  tokensPerMonth: true,
+  toolCallsPerMinute: true,
+};
 export const LIMIT_NAMES = Object.keys(SHOWN) as LimitName[];
 
 export function TenantLimits(props: { tenantId: string; platformAdmin: boolean }) {

@@ -73,6 +73,9 @@ export class RateLimiter {
     if (tenantLimits) named.push(...meters('tenant', principal.tenantId, tenantLimits, now));
     const list = named.map((n) => n.meter);
     const reservationId = randomUUID();
+    // Only limits model routes do not meter (toolCallsPerMinute): nothing to ask the store.
+    if (list.length === 0)
+      return { admitted: true, headers: {}, ticket: { reservationId, meters: list, correlationId, startedAt: now, settled: true } };
     for (let attempt = 0; ; attempt++) {
       const result = await this.deps.store.admit(
         list,
@@ -167,6 +170,7 @@ const UNITS: Record<LimitName, string> = {
   tokensPerMinute: 'tokens per minute',
   tokensPerDay: 'tokens per UTC day',
   tokensPerMonth: 'tokens per UTC month',
+  toolCallsPerMinute: 'tool calls per minute',
 };
 
 /** The UTC day or month `now` falls in, as [start, end). */
@@ -206,7 +210,7 @@ function meters(scope: LimitScope, id: string, limits: Limits, now: number): { n
 }
 
 /** X-RateLimit-* for requests and for tokens: of each kind, the meter with the least left. */
-function headersOf(list: readonly Meter[], states: readonly MeterState[]): Record<string, string> {
+export function headersOf(list: readonly Meter[], states: readonly MeterState[]): Record<string, string> {
   const headers: Record<string, string> = {};
   const tightest = (requests: boolean) => {
     let best = -1;

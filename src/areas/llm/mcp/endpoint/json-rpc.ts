@@ -31,7 +31,9 @@ export class Refusal {
 
 export const refusal = (status: number, code: number, message: string, id: JsonRpcId = null) => new Refusal(status, code, message, id);
 
-const idOf = (message: JsonRpcMessage): JsonRpcId => (typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null);
+/** The message's id when it is a usable one (an answer to it must carry it), else null. */
+export const idOf = (message: JsonRpcMessage): JsonRpcId =>
+  typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
 
 /** The body's bytes, or a refusal when there are more than `limit` (the stream is then left unread). */
 export async function readBody(raw: IncomingMessage, limit: number): Promise<Buffer | Refusal> {

@@ -15,13 +15,14 @@ import { Type } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../guard.js';
 import { AppError } from '../../../../platform/errors.js';
 import type { ToolSource } from '../tool-source.js';
-import { parseMessage, readBody, Refusal, refusal, SERVER_ERROR } from './json-rpc.js';
+import { idOf, parseMessage, readBody, Refusal, refusal, SERVER_ERROR } from './json-rpc.js';
 import { RunningCalls, type McpCallBus } from './running-calls.js';
 import { toolServerFor } from './tool-server.js';
 import { sendWebResponse, toWebRequest } from './web-exchange.js';
 import { MAX_ARGUMENT_BYTES } from './message-limits.js';
 import type { McpCallAudit } from '../calls/audit.js';
 import type { Principal } from '../../../../platform/identity.js';
+import type { ToolCallLimiter } from '../../rate-limits/tool-calls.js';
 
 export interface McpEndpointDeps {
   /** Read at every request: the registry's tool source (tests put a fake one in its place). */
@@ -32,6 +33,11 @@ export interface McpEndpointDeps {
   corsOrigins: readonly string[];
   /** Where each tools/call's audit record goes (../calls/audit.ts). */
   audit: McpCallAudit;
+  /**
+   * toolCallsPerMinute of the caller's key and tenant, counted for each tools/call before the
+   * SDK server sees it: over the limit is HTTP 429 with Retry-After, and no upstream is reached.
+   */
+  toolCallLimits: Pick<ToolCallLimiter, 'admit'>;
   /** Out-of-band SDK errors and refused requests, for the log (never argument or result content). */
   logError?: (error: Error) => void;
 }
@@ -94,6 +100,17 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
       const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
       if (typeof requestId === 'string' || typeof requestId === 'number') await running.cancel(credential, requestId);
       return reply.code(202).send();
+    }
+
+    if (message.method === 'tools/call') {
+      // Here, not in the SDK server's handler: only before the SDK answers can the refusal be an HTTP status.
+      const decision = await deps.toolCallLimits.admit(principal);
+      reply.headers(decision.headers);
+      if (!decision.admitted)
+        return sendRefusal(
+          reply.header('retry-after', String(decision.retryAfterSeconds)),
+          refusal(429, SERVER_ERROR, decision.error.detail, idOf(message)),
+        );
     }
 
     const caller = { principal, credential, server };
