@@ -316,4 +316,32 @@ describe('responses API mcp tools', () => {
       fake.behaviour.toolCallsAlways = false;
     }
   });
+
+  it("counts its calls against the key's toolCallsPerMinute: over it, the mcp_call fails and reaches no upstream", async () => {
+    const limited = await issueApiKey(gw.ctx, world.a.tenantId, { name: 'two calls a minute' }, world.a.admin.id);
+    const patched = await gw.request('PATCH', `/api/auth/tenants/${world.a.tenantId}/api-keys/${limited.id}`, {
+      token: world.a.admin.token,
+      json: { mcp: { allow: ['tools/*'] }, limits: { toolCallsPerMinute: 2 } },
+    });
+    assert.equal(patched.status, 200, patched.text);
+    const sdk = new OpenAI({ apiKey: limited.key, baseURL: `${gw.url}/api/llm/v1`, maxRetries: 0 });
+    fake.behaviour.toolCallsAlways = true;
+    try {
+      const callsBefore = upstream.calls.length;
+      const response = await sdk.responses.create({ model: 'tool-model', input: 'Echo forever', tools: [mcp()] });
+      const calls = response.output.filter((o) => o.type === 'mcp_call') as OpenAI.Responses.ResponseOutputItem.McpCall[];
+      assert.deepEqual(
+        calls.slice(0, 3).map((c) => c.status),
+        ['completed', 'completed', 'failed'],
+      );
+      assert.match(calls[2]!.error ?? '', /toolCallsPerMinute/);
+      assert.equal(upstream.calls.length - callsBefore, 2);
+      const audit = await gw.request('GET', `/api/llm/v1/mcp/calls?limit=${calls.length}`, { token: world.a.admin.token });
+      const mine = audit.body.data.filter((r: any) => r.keyId === limited.id);
+      assert.equal(mine.filter((r: any) => r.status === 'ok').length, 2);
+      assert.equal(mine.filter((r: any) => r.status === 'denied').length, calls.length - 2);
+    } finally {
+      fake.behaviour.toolCallsAlways = false;
+    }
+  });
 });

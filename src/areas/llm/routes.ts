@@ -27,6 +27,7 @@ import { applyRateLimits } from './rate-limits/hook.js';
 import { mcpServerRoutes } from './mcp/registry/routes.js';
 import { mcpEndpointRoutes } from './mcp/endpoint/routes.js';
 import { mcpCallRoutes } from './mcp/calls/routes.js';
+import { limitToolCalls } from './mcp/limited-tool-source.js';
 
 export interface LlmAreaDeps {
   config: {
@@ -147,8 +148,9 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
       checkScope,
       heartbeatMs,
       retryAfterSeconds,
-      mcpTools: () => llm.mcpTools,
-      mcpAudit: new DatabaseMcpCallAudit(deps.db),
+      // The endpoint counts its calls itself (an HTTP 429 there); the Responses API's through this wrapper.
+      mcpTools: () => limitToolCalls(llm.mcpTools, llm.mcpCallLimits),
+      mcpAudit: llm.mcpAudit,
     },
   });
   // The audit of MCP tool calls (mcp/calls/), written by the endpoint: before it, a static path under /mcp/.
