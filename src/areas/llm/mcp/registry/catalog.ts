@@ -162,6 +162,7 @@ export class McpCatalog {
   private target(tenantId: string, row: McpServerRow, timeoutMs: number): UpstreamTarget {
     return {
       key: `${tenantId}\0${row.id}\0${row.updated_at.getTime()}`,
+      server: `${row.id}\0${row.updated_at.getTime()}`,
       url: row.url,
       auth: decryptAuth(this.deps.secrets, row.auth),
       fetch: this.fetches[row.url_scope],
