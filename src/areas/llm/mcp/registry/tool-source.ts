@@ -3,24 +3,25 @@
 // servers their tenant sees; an API key what its grant names (`server/*`, `server/tool`,
 // carried in its Principal); a member what the tenant's `mcp.memberAllow` names. A tool
 // outside the grant is invisible, and a call to it reaches no upstream.
-import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/server';
 import type { Database } from '../../../../platform/db/database.js';
 import { isTenantAdmin, type Principal } from '../../../../platform/identity.js';
 import { serves } from '../../router/node-runtime.js';
 import { grantsTool } from '../../../../platform/mcp-grants.js';
-import { ToolCallFailed, type CallOptions, type GrantedTool, type ToolSource } from '../tool-source.js';
+import { ToolCallFailed, type CallOptions, type GrantedPrompt, type GrantedTool, type ToolSource } from '../tool-source.js';
 import type { McpCatalog } from './catalog.js';
+import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource } from './content-source.js';
 import { mcpServerRepository, type McpServerRow } from './repository.js';
 
 export interface RegistryToolSourceDeps {
   db: Database;
-  catalog: Pick<McpCatalog, 'servedTools' | 'call'>;
+  catalog: Pick<McpCatalog, 'servedTools' | 'call' | 'read'>;
   /** The tenant's grant for its members (cached tenant settings: no query per request). */
   memberAllow: (tenantId: string) => Promise<readonly string[]>;
 }
 
 /** Who may reach which tool: every tool, or the ones a grant names. */
-type Reach = 'every' | readonly string[];
+export type Reach = 'every' | readonly string[];
 
 export class RegistryToolSource implements ToolSource {
   constructor(private readonly deps: RegistryToolSourceDeps) {}
@@ -56,7 +57,22 @@ export class RegistryToolSource implements ToolSource {
     return this.deps.catalog.call(principal.tenantId, row, tool.name, args, options);
   }
 
-  /** The one place that says what a caller reaches; `list` and `call` both ask it. */
+  // Prompts and resources (content-source.ts), through the same reach.
+  listPrompts = async (principal: Principal, server?: string) => listPrompts(this.deps, await this.reachOf(principal), principal, server);
+  getPrompt = async (
+    principal: Principal,
+    prompt: GrantedPrompt,
+    args: Record<string, string>,
+    signal: AbortSignal,
+  ): Promise<GetPromptResult> => getPrompt(this.deps, await this.reachOf(principal), principal, prompt, args, signal);
+  listResources = async (principal: Principal, server?: string) =>
+    listResources(this.deps, await this.reachOf(principal), principal, server);
+  listResourceTemplates = async (principal: Principal, server?: string) =>
+    listResourceTemplates(this.deps, await this.reachOf(principal), principal, server);
+  readResource = async (principal: Principal, server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult> =>
+    readResource(this.deps, await this.reachOf(principal), principal, server, uri, signal);
+
+  /** The one place that says what a caller reaches; tools, prompts and resources all ask it. */
   private async reachOf(principal: Principal): Promise<Reach> {
     if (isTenantAdmin(principal)) return 'every';
     if (principal.kind === 'apiKey') return principal.mcpAllow ?? [];
@@ -64,7 +80,7 @@ export class RegistryToolSource implements ToolSource {
   }
 }
 
-function reaches(reach: Reach, server: string, tool: string): boolean {
+export function reaches(reach: Reach, server: string, tool: string): boolean {
   return reach === 'every' || grantsTool(reach, server, tool);
 }
 
