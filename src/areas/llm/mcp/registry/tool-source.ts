@@ -12,12 +12,15 @@ import { ToolCallFailed, type CallOptions, type GrantedPrompt, type GrantedTool,
 import type { McpCatalog } from './catalog.js';
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource } from './content-source.js';
 import { mcpServerRepository, type McpServerRow } from './repository.js';
+import type { StdioServers } from './stdio-servers.js';
 
 export interface RegistryToolSourceDeps {
   db: Database;
   catalog: Pick<McpCatalog, 'servedTools' | 'call' | 'read'>;
   /** The tenant's grant for its members (cached tenant settings: no query per request). */
   memberAllow: (tenantId: string) => Promise<readonly string[]>;
+  /** The operator's stdio servers (GATEWAY_MCP_STDIO_SERVERS), reached through the same grants. */
+  stdio?: StdioServers;
 }
 
 /** Who may reach which tool: every tool, or the ones a grant names. */
@@ -40,6 +43,23 @@ export class RegistryToolSource implements ToolSource {
           .map((tool): GrantedTool => ({ serverId: row.id, server: row.name, name: tool.name, definition: tool.definition })),
       ),
     );
+    return [...perServer.flat(), ...(await this.stdioTools(principal.tenantId, reach, server))];
+  }
+
+  /** The operator's stdio servers' tools (not pinned: stdio-servers.ts says why). */
+  private async stdioTools(tenantId: string, reach: Reach, server: string | undefined): Promise<GrantedTool[]> {
+    const stdio = this.deps.stdio;
+    if (!stdio) return [];
+    const servers = stdio
+      .serving(tenantId)
+      .filter((s) => (server === undefined || s.name === server) && (reach === 'every' || reach.some((p) => p.startsWith(`${s.name}/`))));
+    const perServer = await Promise.all(
+      servers.map(async (s) =>
+        (await stdio.tools(s))
+          .filter((tool) => reaches(reach, s.name, tool.name))
+          .map((tool): GrantedTool => ({ serverId: s.id, server: s.name, name: tool.name, definition: tool })),
+      ),
+    );
     return perServer.flat();
   }
 
@@ -49,6 +69,14 @@ export class RegistryToolSource implements ToolSource {
    * unknown-tool error (-32602) and reaches no upstream.
    */
   async call(principal: Principal, tool: GrantedTool, args: Record<string, unknown>, options: CallOptions): Promise<CallToolResult> {
+    const stdio = this.deps.stdio?.byId(tool.serverId);
+    if (stdio) {
+      const allowed = serves(stdio.tenantIds, principal.tenantId) && reaches(await this.reachOf(principal), stdio.name, tool.name);
+      if (!allowed || !(await this.deps.stdio!.tools(stdio)).some((t) => t.name === tool.name))
+        throw new ToolCallFailed('denied', `Unknown tool: ${tool.server}/${tool.name}`, -32602);
+      if (options.signal.aborted) throw new ToolCallFailed('cancelled', 'The call was cancelled.');
+      return this.deps.stdio!.call(stdio, tool.name, args, options);
+    }
     const row = await mcpServerRepository.get(this.deps.db, tool.serverId);
     const granted = row !== undefined && reaches(await this.reachOf(principal), row.name, tool.name);
     if (!row || !serves(row.tenant_ids, principal.tenantId) || !granted || !isPinned(row, tool.name))
