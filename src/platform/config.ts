@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { ConfigError, Reader, type Env } from './config-reader.js';
+import { readStdioServers, type StdioServerConfig } from './mcp-stdio-config.js';
 
 export { ConfigError };
 
@@ -141,6 +142,8 @@ export interface LlmConfig {
   runExpirySeconds: number;
   /** How long an MCP server's tool listing is reused, per (tenant, server), before it is listed again. */
   mcpListTtlSeconds: number;
+  /** MCP servers run as child processes, from the file GATEWAY_MCP_STDIO_SERVERS names (never from the API). */
+  mcpStdioServers: StdioServerConfig[];
 }
 
 // Addresses a compute node may never point at: link-local (which holds the cloud
@@ -244,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
       ragContextTokens: read.int('GATEWAY_RAG_CONTEXT_TOKENS', 4096, 512, 1_048_576),
       runExpirySeconds: read.int('GATEWAY_RUN_EXPIRY_SECONDS', 600, 1, 86_400),
       mcpListTtlSeconds: read.int('GATEWAY_MCP_LIST_TTL_SECONDS', 60, 0, 86_400),
+      mcpStdioServers: readStdioServers(read.string('GATEWAY_MCP_STDIO_SERVERS')),
     },
     documents: readDocuments(read),
   };

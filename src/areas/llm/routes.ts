@@ -64,7 +64,7 @@ export const llmRoutes: FastifyPluginAsyncTypebox<{ deps: LlmAreaDeps }> = async
   applyRateLimits(app, { limiter: llm.limiter, tenantLimits: llm.tenantLimits, contextTokens: deps.config.llm.ragContextTokens });
   await app.register(nodeRoutes, { deps: { db: deps.db, secrets: deps.secrets, bus: deps.bus, nodes: llm.nodes, checkUrl: llm.checkUrl } });
   await app.register(mcpServerRoutes, {
-    deps: { db: deps.db, secrets: deps.secrets, checkUrl: llm.checkUrl, catalog: llm.mcpCatalog },
+    deps: { db: deps.db, secrets: deps.secrets, checkUrl: llm.checkUrl, catalog: llm.mcpCatalog, stdio: llm.mcpStdio },
   });
   await app.register(modelRoutes, { deps: { router: llm.router, builtIn: deps.os.builtInModels } });
   const grounding = { retrieve: deps.os.retrieve, contextTokens: deps.config.llm.ragContextTokens };

@@ -28,6 +28,7 @@ import type { Limits } from '../../platform/rate-limits/limits.js';
 import { RateLimiter } from './rate-limits/limiter.js';
 import { usageRepository } from './usage/repository.js';
 import { McpCatalog } from './mcp/registry/catalog.js';
+import { StdioServers } from './mcp/registry/stdio-servers.js';
 import { RegistryToolSource } from './mcp/registry/tool-source.js';
 import type { ToolSource } from './mcp/tool-source.js';
 import { ToolCallLimiter } from './rate-limits/tool-calls.js';
@@ -61,6 +62,8 @@ export interface LlmServices {
   outboundGuard(scope: UrlScope): OutboundGuard;
   /** MCP servers' tools: listed, pinned, cached and called (mcp/registry/catalog.ts). */
   mcpCatalog: McpCatalog;
+  /** The operator's stdio MCP servers (GATEWAY_MCP_STDIO_SERVERS), children of this process. */
+  mcpStdio: StdioServers;
   /** Sends node health changes and background failures to `log` (buildApp points it at the server's logger; silent until then, e.g. in CLI commands). */
   setLog(log: LlmLog): void;
   /** Stops the health loop, closes every engine (and the local child), flushes usage. */
@@ -188,6 +191,7 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
   });
   const mcpCallLimits = new ToolCallLimiter({ store: limits, tenantLimits });
   const mcpAudit = new ObservedMcpCallAudit(new DatabaseMcpCallAudit(db));
+  const mcpStdio = new StdioServers(llm.mcpStdioServers, llm.mcpListTtlSeconds * 1000);
   let stopSweep = () => {};
 
   return {
@@ -208,6 +212,7 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
     checkUrl,
     outboundGuard: (scope) => guards[scope],
     mcpCatalog,
+    mcpStdio,
     observe(observer) {
       router.observer = observer;
       usage.observer = observer;
@@ -221,6 +226,7 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
       db,
       catalog: mcpCatalog,
       memberAllow: async (tenantId) => (await tenants.get(tenantId)).mcp.memberAllow,
+      stdio: mcpStdio,
     }),
     mcpCallLimits,
     mcpAudit,
@@ -235,6 +241,7 @@ export function createLlmServices({ config, db, secrets, bus, limits }: LlmDeps)
       limiter.close();
       await nodes.close();
       await mcpCatalog.close();
+      await mcpStdio.close();
       await usage.close();
     },
   };

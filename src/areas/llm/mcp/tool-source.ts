@@ -2,7 +2,15 @@
 // pinned tools, the connections to them) and the MCP endpoint (endpoint/: what MCP
 // clients connect to). The endpoint asks a ToolSource which tools a caller may see and
 // has it run a call; it never reaches an upstream, a credential or a grant itself.
-import type { CallToolResult, Tool } from '@modelcontextprotocol/server';
+import type {
+  CallToolResult,
+  GetPromptResult,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplateType,
+  Tool,
+} from '@modelcontextprotocol/server';
 import type { Principal } from '../../../platform/identity.js';
 
 /** One upstream tool a caller is granted, as pinned when the server was last approved. */
@@ -30,7 +38,39 @@ export interface ReachableServer {
   url?: string;
 }
 
-export interface ToolSource {
+/** One upstream prompt a caller is granted (`server/*`, or `server/{prompt}` as for a tool). Not pinned: prompts are listed live. */
+export interface GrantedPrompt {
+  serverId: string;
+  server: string;
+  /** The prompt's name on its upstream server. */
+  name: string;
+  definition: Prompt;
+}
+
+/** A resource or resource template of one server the caller is granted (only `server/*` grants them). URIs are the upstream's own. */
+export interface GrantedResource<T = Resource> {
+  serverId: string;
+  server: string;
+  definition: T;
+}
+
+/**
+ * Prompts and resources, through the same grants as tools (../registry/tool-source.ts
+ * says how). Optional on a ToolSource, so a source serving tools alone (a test's fake)
+ * need not answer them: the endpoint then serves none.
+ */
+export interface ContentSource {
+  /** Every prompt the caller is granted, of one server (by slug) or of all. */
+  listPrompts(principal: Principal, server?: string): Promise<GrantedPrompt[]>;
+  /** Gets one granted prompt from its upstream; an unknown or ungranted one is `ToolCallFailed('denied')`. */
+  getPrompt(principal: Principal, prompt: GrantedPrompt, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult>;
+  listResources(principal: Principal, server?: string): Promise<GrantedResource[]>;
+  listResourceTemplates(principal: Principal, server?: string): Promise<GrantedResource<ResourceTemplateType>[]>;
+  /** Reads `uri` from the server named `server` (granted as a whole); its own not-found error passes through. */
+  readResource(principal: Principal, server: string, uri: string, signal: AbortSignal): Promise<ReadResourceResult>;
+}
+
+export interface ToolSource extends Partial<ContentSource> {
   /** The servers the caller reaches at least one tool of (the Responses API resolves `server_label`/`server_url` with it). */
   servers(principal: Principal): Promise<ReachableServer[]>;
   /** Every tool the caller is granted, of one server (by slug) or of all. Never another tenant's. */

@@ -4,9 +4,8 @@
 // characters become `_`, and a name that had to change, or is too long, ends in a
 // hash of the server and tool instead, so it is the same on every replica and every
 // listing and cannot collide with another tool's. On a one-server route a tool keeps
-// its own name.
+// its own name. Prompts are named the same way.
 import { createHash } from 'node:crypto';
-import type { GrantedTool } from '../tool-source.js';
 
 export const MAX_TOOL_NAME_LENGTH = 64;
 const HASH_LENGTH = 8;
@@ -31,8 +30,8 @@ function withHash(cleaned: string, server: string, tool: string, hashLength: num
  * `_`, so unchanged names are unique; a hashed name that still meets another (a
  * chance of one in 2³² per pair) takes a longer hash rather than hide a tool.
  */
-export function exposeTools(tools: readonly GrantedTool[], prefixed: boolean): Map<string, GrantedTool> {
-  const byName = new Map<string, GrantedTool>();
+export function exposeTools<T extends { server: string; name: string }>(tools: readonly T[], prefixed: boolean): Map<string, T> {
+  const byName = new Map<string, T>();
   for (const tool of tools) {
     let name = prefixed ? prefixedToolName(tool.server, tool.name) : tool.name;
     if (byName.has(name) && prefixed) name = withHash(`${tool.server}_${tool.name}`.replace(NOT_ALLOWED, '_'), tool.server, tool.name, 16);

@@ -8,6 +8,7 @@ import type { Principal } from '../../../../platform/identity.js';
 import { AppError } from '../../../../platform/errors.js';
 import { ToolCallFailed, type ToolSource } from '../tool-source.js';
 import { exposeTools } from './tool-names.js';
+import { addContentHandlers } from './content-handlers.js';
 import type { RunningCalls } from './running-calls.js';
 import { failedCallStatus, type McpCallAudit } from '../calls/audit.js';
 import type { McpCallStatus } from '../calls/schemas.js';
@@ -39,8 +40,13 @@ export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server 
     cacheHints: {
       'tools/list': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
       'server/discover': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
+      'prompts/list': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
+      'resources/list': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
+      'resources/templates/list': { ttlMs: LIST_CACHE_TTL_MS, cacheScope: 'private' },
     },
   });
+  // prompts/* and resources/* (content-handlers.ts), through the same ToolSource and grants.
+  addContentHandlers(server, deps.tools, caller);
   const exposed = async () =>
     exposeTools(await guarded(() => deps.tools.list(caller.principal, caller.server)), caller.server === undefined);
 
@@ -118,7 +124,7 @@ function progressTo(ctx: ServerContext, token: string | number | undefined) {
  * database error) says no more than that something failed, because exception
  * messages can carry addresses and internals.
  */
-async function guarded<T>(work: () => Promise<T>): Promise<T> {
+export async function guarded<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {

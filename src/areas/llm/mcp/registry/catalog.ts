@@ -2,7 +2,7 @@
 // status live in the database (every replica serves the same approved tools); the
 // listing cache is per process, per (tenant, server), for GATEWAY_MCP_LIST_TTL_SECONDS.
 // A failed or empty listing is never cached, and never changes what is pinned.
-import type { CallToolResult } from '@modelcontextprotocol/client';
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { Database } from '../../../../platform/db/database.js';
 import type { Secrets } from '../../../../platform/secrets.js';
@@ -133,6 +133,32 @@ export class McpCatalog {
     }
   }
 
+  /**
+   * One request that changes nothing upstream (a prompts or resources listing, a prompt,
+   * a resource read) on `row`'s pooled connection: safe to repeat, so a dead connection
+   * is re-established once. The upstream's JSON-RPC error passes as `error` with its code.
+   */
+  async read<T>(
+    tenantId: string,
+    row: McpServerRow,
+    signal: AbortSignal,
+    work: (client: Client, options: { timeout: number; signal: AbortSignal }) => Promise<T>,
+  ): Promise<T> {
+    const timeoutMs = Math.min(row.timeout_seconds * 1000, LISTING_MAX_MS);
+    const target = this.target(tenantId, row, timeoutMs);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await work(await this.pool.client(target), { timeout: timeoutMs, signal });
+      } catch (failure) {
+        if (failure instanceof ProtocolError) throw new ToolCallFailed('error', failure.message, failure.code);
+        this.pool.drop(target.key);
+        if (signal.aborted) throw new ToolCallFailed('cancelled', 'The request was cancelled.');
+        if (isTimeout(failure)) throw new ToolCallFailed('timeout', timedOut(row));
+        if (attempt > 0) throw new ToolCallFailed('unavailable', `The MCP server "${row.name}" could not be reached.`);
+      }
+    }
+  }
+
   /** Forgets a server's listings and connections: it changed or went. */
   forget(serverId: string): void {
     for (const key of [...this.listed.keys()]) if (key.endsWith(`\0${serverId}`)) this.listed.delete(key);
@@ -162,6 +188,7 @@ export class McpCatalog {
   private target(tenantId: string, row: McpServerRow, timeoutMs: number): UpstreamTarget {
     return {
       key: `${tenantId}\0${row.id}\0${row.updated_at.getTime()}`,
+      server: `${row.id}\0${row.updated_at.getTime()}`,
       url: row.url,
       auth: decryptAuth(this.deps.secrets, row.auth),
       fetch: this.fetches[row.url_scope],

@@ -76,6 +76,8 @@ export const PinnedToolView = Type.Object({
 export const McpServer = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  /** `api`: registered through this API; `config`: a stdio server of GATEWAY_MCP_STDIO_SERVERS, read-only to everyone. */
+  source: Type.Union([Type.Literal('api'), Type.Literal('config')]),
   /** Omitted in read-only views of shared servers. */
   url: Type.Optional(Type.String()),
   /** Omitted in read-only views of shared servers. */

@@ -21,6 +21,7 @@ import { encryptAuth, type StoredAuth } from './credentials.js';
 import { mcpServerRepository, type McpServerChanges, type McpServerRow } from './repository.js';
 import { RESERVED_SERVER_NAMES, type McpAuthInput, type McpServer, type McpServerPatch, type NewMcpServer } from './schemas.js';
 import { serverView } from './view.js';
+import type { StdioServers } from './stdio-servers.js';
 
 export interface McpServerDeps extends UrlPolicyDeps {
   db: Database;
@@ -28,6 +29,8 @@ export interface McpServerDeps extends UrlPolicyDeps {
   secrets: Pick<Secrets, 'encrypt' | 'decrypt'>;
   /** Lists a server's tools when it is saved (so its status and pins are there at once: a late server shows `error`), and approves. */
   catalog: Pick<McpCatalog, 'refresh' | 'approve' | 'forget'>;
+  /** The operator's stdio servers: listed read-only, never changed here, their names taken. */
+  stdio?: Pick<StdioServers, 'servers' | 'serving' | 'byId' | 'view'>;
 }
 
 type Access = 'manage' | 'read' | 'none';
@@ -67,17 +70,22 @@ export async function listServers(deps: McpServerDeps, principal: Principal): Pr
   const rows = isPlatformAdmin(principal)
     ? await mcpServerRepository.listAll(deps.db)
     : await mcpServerRepository.listServing(deps.db, principal.tenantId);
-  return rows.map((row) => view(deps, principal, row));
+  const configured = isPlatformAdmin(principal) ? (deps.stdio?.servers ?? []) : (deps.stdio?.serving(principal.tenantId) ?? []);
+  return [...configured.map((s) => deps.stdio!.view(s, isPlatformAdmin(principal))), ...rows.map((row) => view(deps, principal, row))];
 }
 
 export async function getServer(deps: McpServerDeps, principal: Principal, id: string): Promise<McpServer> {
   requireServerAdmin(principal);
+  const configured = deps.stdio?.byId(id);
+  if (configured && (isPlatformAdmin(principal) || serves(configured.tenantIds, principal.tenantId)))
+    return deps.stdio!.view(configured, isPlatformAdmin(principal));
   return view(deps, principal, await visibleRow(deps, principal, id));
 }
 
 export async function createServer(deps: McpServerDeps, principal: Principal, input: NewMcpServer): Promise<McpServer> {
   requireServerAdmin(principal);
   requireUsableName(input.name);
+  requireNotConfigured(deps, input.name);
   const tenantIds = await tenantIdsFor(deps, principal, input.tenantIds);
   const url = await checkServerUrl(deps, principal, input.url, 'url');
   const auth = await storedAuth(deps, principal, input.auth ?? { type: 'none' });
@@ -102,7 +110,7 @@ export async function updateServer(deps: McpServerDeps, principal: Principal, id
   requireServerAdmin(principal);
   const current = await manageableRow(deps, principal, id);
   const changes: McpServerChanges = {};
-  if (patch.name !== undefined) changes.name = requireUsableName(patch.name);
+  if (patch.name !== undefined) changes.name = requireNotConfigured(deps, requireUsableName(patch.name));
   if (patch.url !== undefined) changes.url = await checkServerUrl(deps, principal, patch.url, 'url');
   if (patch.auth !== undefined) changes.auth = await storedAuth(deps, principal, patch.auth);
   // Whoever gives a URL (the server's or the token endpoint's) sets whose deny list holds both.
@@ -156,6 +164,12 @@ async function visibleRow(deps: McpServerDeps, principal: Principal, id: string)
 }
 
 async function manageableRow(deps: McpServerDeps, principal: Principal, id: string): Promise<McpServerRow> {
+  const configured = deps.stdio?.byId(id);
+  if (configured && (isPlatformAdmin(principal) || serves(configured.tenantIds, principal.tenantId)))
+    throw new AppError(
+      'CONFLICT',
+      'This MCP server comes from the server configuration (GATEWAY_MCP_STDIO_SERVERS) and cannot be changed through the API; change the configuration instead.',
+    );
   const row = await visibleRow(deps, principal, id);
   if (accessTo(principal, row.tenant_ids) !== 'manage')
     throw forbidden('This MCP server is shared with other tenants; only a platform admin may change it.');
@@ -165,6 +179,13 @@ async function manageableRow(deps: McpServerDeps, principal: Principal, id: stri
 function requireUsableName(name: string): string {
   if (RESERVED_SERVER_NAMES.has(name))
     throw validation('name', `"${name}" is a path of the MCP API (/api/llm/v1/mcp/${name}); choose another name.`);
+  return name;
+}
+
+/** A stdio server's name is taken for every tenant (a second server of that name would shadow its tools). */
+function requireNotConfigured(deps: McpServerDeps, name: string): string {
+  if (deps.stdio?.servers.some((s) => s.name === name))
+    throw new AppError('CONFLICT', `An MCP server named "${name}" comes from the server configuration; choose another name.`);
   return name;
 }
 

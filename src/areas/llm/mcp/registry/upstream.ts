@@ -4,7 +4,22 @@
 // server's own credential and nothing of the caller's (the transport is built here
 // from the stored settings alone; no header of the incoming request reaches it).
 // Connected clients are pooled per (tenant, server, version of its settings).
-import { Client, StreamableHTTPClientTransport, type AuthProvider } from '@modelcontextprotocol/client';
+//
+// A server that does not speak Streamable HTTP (its POST answered 4xx, as the spec's
+// backwards-compatibility rule says) is reached with the legacy HTTP+SSE transport
+// (2024-11-05): a GET opens the event stream, whose `endpoint` event names where to
+// POST. Through the same guarded fetch, with the same credential: every URL is checked
+// against the deny list before it is requested, the announced endpoint included, and
+// the SDK refuses an endpoint on another origin outright. Which transport worked is
+// remembered per pool key, so a legacy server is not probed again on each connection.
+import {
+  Client,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type AuthProvider,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import type { McpAuthInput } from './schemas.js';
 import type { ClientCredentialsTokens } from './client-credentials.js';
 import type { Fetch } from './guarded-fetch.js';
@@ -12,6 +27,8 @@ import type { Fetch } from './guarded-fetch.js';
 export interface UpstreamTarget {
   /** The pool key: tenant, server id and the version of its settings (updatedAt). */
   key: string;
+  /** The server and the version of its settings, whoever's tenant connects: what the transport it speaks is remembered by. */
+  server: string;
   url: string;
   auth: McpAuthInput;
   /** The fetch held to the deny list of whoever gave the URLs. */
@@ -32,6 +49,11 @@ interface Pooled {
 export class UpstreamPool {
   private readonly clients = new Map<string, Pooled>();
   private readonly connecting = new Map<string, Promise<Client>>();
+  /**
+   * Servers (`UpstreamTarget.server`) that answered only the legacy HTTP+SSE transport.
+   * Each names the version of the server's settings, so a changed URL is probed afresh.
+   */
+  private readonly legacy = new Set<string>();
   private readonly sweep: NodeJS.Timeout;
 
   constructor(
@@ -74,18 +96,32 @@ export class UpstreamPool {
     clearInterval(this.sweep);
     const all = [...this.clients.values()];
     this.clients.clear();
+    this.legacy.clear();
     await Promise.all(all.map((p) => p.client.close().catch(() => {})));
   }
 
+  /** The transport that worked for `target` before, else Streamable HTTP with a fallback to HTTP+SSE on a 4xx. */
   private async connect(target: UpstreamTarget): Promise<Client> {
-    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: 'auto' } });
+    if (this.legacy.has(target.server)) return this.open(target, 'sse');
+    try {
+      return await this.open(target, 'streamable');
+    } catch (error) {
+      if (!speaksOnlyLegacy(error)) throw error;
+      const client = await this.open(target, 'sse');
+      this.legacy.add(target.server);
+      return client;
+    }
+  }
+
+  private async open(target: UpstreamTarget, kind: 'streamable' | 'sse'): Promise<Client> {
+    const client = new Client(CLIENT_INFO, { versionNegotiation: { mode: kind === 'sse' ? 'legacy' : 'auto' } });
     client.setNotificationHandler('notifications/tools/list_changed', () => this.onToolsChanged(target.key));
-    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-      fetch: target.fetch,
-      ...credentialOptions(target, this.tokens),
-      // A client-credentials token cannot be widened by re-authorizing.
-      onInsufficientScope: 'throw',
-    });
+    const options = { fetch: target.fetch, ...credentialOptions(target, this.tokens) };
+    const transport: Transport =
+      kind === 'sse'
+        ? new SSEClientTransport(new URL(target.url), options)
+        : // A client-credentials token cannot be widened by re-authorizing.
+          new StreamableHTTPClientTransport(new URL(target.url), { ...options, onInsufficientScope: 'throw' });
     try {
       await client.connect(transport, { timeout: target.timeoutMs });
     } catch (error) {
@@ -106,6 +142,17 @@ export class UpstreamPool {
     const cutoff = Date.now() - IDLE_MS;
     for (const [key, pooled] of this.clients) if (pooled.lastUsed < cutoff) this.drop(key);
   }
+}
+
+/**
+ * The spec's signal for a pre-2025 server: the POST that starts a Streamable HTTP
+ * connection fails with a 4xx (405 or 404 typically). Not 401/403: those are about the
+ * credential, and the legacy transport would be refused the same way.
+ */
+function speaksOnlyLegacy(error: unknown): boolean {
+  if (!(error instanceof SdkHttpError)) return false;
+  const status = error.status;
+  return typeof status === 'number' && status >= 400 && status < 500 && status !== 401 && status !== 403;
 }
 
 /** The server's own credential, as the transport sends it: `Authorization` from an auth provider, or fixed headers. */

@@ -13,6 +13,7 @@ export function serverView(secrets: Pick<Secrets, 'decrypt'>, row: McpServerRow,
   return {
     id: row.id,
     name: row.name,
+    source: 'api',
     ...(full ? { url: row.url, auth: maskAuth(secrets, row.auth), tenantIds: row.tenant_ids } : {}),
     timeoutSeconds: row.timeout_seconds,
     editable: full,
