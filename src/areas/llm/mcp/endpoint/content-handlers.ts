@@ -6,12 +6,15 @@
 // to the first server (by name order of listing) whose resources list that URI, or else
 // whose resource templates match it. Stateless: the listing is made again for the read,
 // so any replica answers it. An unknown prompt is -32602; an unknown URI is the SDK's
-// ResourceNotFoundError (-32602 with `data.uri`, as 2026-07-28 has it); on a one-server
-// route the upstream's own not-found error passes through.
+// ResourceNotFoundError (-32602 with `data.uri`, as 2026-07-28 has it), on a one-server
+// route too when the upstream says it does not have the URI.
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, UriTemplate, type Server } from '@modelcontextprotocol/server';
 import type { ToolSource } from '../tool-source.js';
 import { exposeTools } from './tool-names.js';
 import { guarded, type ToolCaller } from './tool-server.js';
+
+/** The code earlier revisions gave an unknown resource. */
+const RESOURCE_NOT_FOUND_2025 = -32002;
 
 export function addContentHandlers(server: Server, source: ToolSource, caller: ToolCaller): void {
   server.registerCapabilities({ prompts: {}, resources: {} });
@@ -49,7 +52,15 @@ export function addContentHandlers(server: Server, source: ToolSource, caller: T
     const owner = caller.server ?? (await ownerOf(uri));
     if (!owner || !source.readResource) throw new ResourceNotFoundError(uri);
     const readResource = source.readResource.bind(source);
-    return guarded(() => readResource(caller.principal, owner, uri, ctx.mcpReq.signal));
+    try {
+      return await guarded(() => readResource(caller.principal, owner, uri, ctx.mcpReq.signal));
+    } catch (error) {
+      // An upstream's not-found (-32602, or -32002 of earlier revisions) is answered as
+      // 2026-07-28 has it, naming the URI, whatever shape the upstream gave it.
+      if (error instanceof ProtocolError && (error.code === ProtocolErrorCode.InvalidParams || error.code === RESOURCE_NOT_FOUND_2025))
+        throw new ResourceNotFoundError(uri);
+      throw error;
+    }
   });
 
   /** On the all-servers route: the server a URI belongs to, from the caller's listings now. */

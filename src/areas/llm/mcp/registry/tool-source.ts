@@ -8,7 +8,14 @@ import type { Database } from '../../../../platform/db/database.js';
 import { isTenantAdmin, type Principal } from '../../../../platform/identity.js';
 import { serves } from '../../router/node-runtime.js';
 import { grantsTool } from '../../../../platform/mcp-grants.js';
-import { ToolCallFailed, type CallOptions, type GrantedPrompt, type GrantedTool, type ReachableServer, type ToolSource } from '../tool-source.js';
+import {
+  ToolCallFailed,
+  type CallOptions,
+  type GrantedPrompt,
+  type GrantedTool,
+  type ReachableServer,
+  type ToolSource,
+} from '../tool-source.js';
 import type { McpCatalog } from './catalog.js';
 import { getPrompt, listPrompts, listResources, listResourceTemplates, readResource } from './content-source.js';
 import { mcpServerRepository, type McpServerRow } from './repository.js';
