@@ -191,12 +191,18 @@ describe('MCP endpoint: bad input and refusals', () => {
     assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://console.example');
   });
 
-  it("refuses a server name that is no slug with 400, and answers another tenant's server as an empty one", async () => {
+  it("refuses a server name that is no slug with 400, and answers an unknown server and another tenant's alike: 404", async () => {
     const list = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
     const bad = await post(gw, `${MCP}/Not_A_Slug`, list, key);
     assert.equal(bad.status, 400);
     const foreign = await post(gw, `${MCP}/github`, list, { 'x-api-key': world.b.key.key });
-    assert.equal(foreign.status, 200);
-    assert.doesNotMatch(foreign.text, /search/);
+    const unknown = await post(gw, `${MCP}/no-such-server`, list, { 'x-api-key': world.b.key.key });
+    for (const answer of [foreign, unknown]) {
+      assert.equal(answer.status, 404, answer.text);
+      assert.equal(answer.json?.id, 1);
+      assert.doesNotMatch(answer.text, /search/);
+    }
+    assert.equal(foreign.json?.error?.code, unknown.json?.error?.code);
+    assert.equal((await post(gw, `${MCP}/github`, list, key)).status, 200);
   });
 });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
-import { connectClient, ERAS, FakeToolSource, MCP } from './mcp-endpoint-support.js';
+import { connectClient, ERAS, FakeToolSource, MCP, post } from './mcp-endpoint-support.js';
 
 describe('MCP endpoint: tools', () => {
   let gw: TestGateway;
@@ -130,9 +130,11 @@ describe('MCP endpoint: tools', () => {
           );
           await assert.rejects(client.callTool({ name: 'github_search_issues', arguments: {} }), { code: -32602 });
           await client.close();
-          const jira = await connectClient(gw, `${MCP}/jira`, headers, era);
-          assert.deepEqual((await jira.listTools()).tools, []);
-          await jira.close();
+          // A's server by name is not found for B, as a server that does not exist.
+          // (A pinned 2026-07-28 client reports the 404 of its discovery as a failed negotiation.)
+          await assert.rejects(connectClient(gw, `${MCP}/jira`, headers, era));
+          const raw = await post(gw, `${MCP}/jira`, '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', headers);
+          assert.equal(raw.status, 404);
         }
         assert.ok(source.calls.every((c) => c.principal.tenantId === world.a.tenantId));
       });

@@ -171,14 +171,19 @@ describe('MCP prompts and resources', () => {
     for (const headers of [{ authorization: `Bearer ${world.b.admin.token}` }, { 'x-api-key': world.b.key.key }] as Record<
       string,
       string
-    >[])
-      for (const path of [MCP, `${MCP}/docs`])
-        await withClient(path, headers, async (client) => {
-          assert.deepEqual((await client.listPrompts()).prompts, []);
-          assert.deepEqual((await client.listResources()).resources, []);
-          await refused(client.getPrompt({ name: path === MCP ? 'docs_greet' : 'greet' }));
-          await refused(client.readResource({ uri: 'docs://readme' }));
-        });
+    >[]) {
+      await withClient(MCP, headers, async (client) => {
+        assert.deepEqual((await client.listPrompts()).prompts, []);
+        assert.deepEqual((await client.listResources()).resources, []);
+        await refused(client.getPrompt({ name: 'docs_greet' }));
+        await refused(client.readResource({ uri: 'docs://readme' }));
+      });
+      // A's server by name is not found for B at all.
+      await assert.rejects(
+        withClient(`${MCP}/docs`, headers, async () => {}),
+        /404|Not found/,
+      );
+    }
     assert.equal(reached(), before);
   });
 });

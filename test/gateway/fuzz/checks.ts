@@ -13,10 +13,39 @@ export function check(c: FuzzCase, a: Answer): [string, string][] {
   const found: [string, string][] = [];
   if (a.status >= 500 && !byContract(c, a)) found.push(['5xx', `status ${a.status}`]);
   if (a.size > BODY_LIMIT && !sizedByRequest(c, a)) found.push(['body over 64 KiB', `${a.size} bytes`]);
-  if (c.expect && !c.expect.statuses.includes(a.status))
+  if (c.expect && !c.expect.statuses.includes(a.status) && !(mcpEndpoint(c) && a.status === 405))
     found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
-  if (a.status >= 400) found.push(...problemShape(c, a));
+  if (a.status >= 400) found.push(...(mcpEndpoint(c) && !isProblem(a) ? jsonRpcShape(c, a) : problemShape(c, a)));
   return found;
+}
+
+/**
+ * The MCP endpoint (`/api/llm/v1/mcp`, `/mcp/{serverName}`) reads its own bodies and
+ * answers what it refuses as JSON-RPC errors, as MCP clients expect (issue 29); the
+ * edge's refusals before it (401, 403) stay problem+json. GET, DELETE and HEAD are 405
+ * whatever the body.
+ */
+function mcpEndpoint(c: FuzzCase): boolean {
+  return /^[A-Z]+ \/api\/llm\/v1\/mcp(\/:serverName)?$/.test(c.route);
+}
+
+function isProblem(a: Answer): boolean {
+  const value = a.headers['content-type'];
+  return (Array.isArray(value) ? value.join(', ') : (value ?? '')).startsWith('application/problem+json');
+}
+
+function jsonRpcShape(c: FuzzCase, a: Answer): [string, string][] {
+  if (!a.headers['x-correlation-id']) return [['error without X-Correlation-ID', 'no header']];
+  if (c.method === 'HEAD' || a.size > BODY_LIMIT) return [];
+  let body: any;
+  try {
+    body = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    return [['MCP error body not JSON', 'unparsable']];
+  }
+  if (body?.jsonrpc !== '2.0' || typeof body.error?.code !== 'number' || typeof body.error?.message !== 'string' || !('id' in body))
+    return [['MCP error not a JSON-RPC error', JSON.stringify(body).slice(0, 200)]];
+  return [];
 }
 
 /**

@@ -102,6 +102,11 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
       return reply.code(202).send();
     }
 
+    // A server the caller reaches nothing of (none by that name, another tenant's, none of
+    // its tools granted) does not exist for them: the same 404 for each, naming no other.
+    if (server !== undefined && !(await deps.toolSource().servers(principal)).some((s) => s.name === server))
+      return sendRefusal(reply, refusal(404, SERVER_ERROR, `Not found: no MCP server named ${server} for this caller.`, idOf(message)));
+
     if (message.method === 'tools/call') {
       // Here, not in the SDK server's handler: only before the SDK answers can the refusal be an HTTP status.
       const decision = await deps.toolCallLimits.admit(principal);
