@@ -103,7 +103,19 @@ describe('gateway CLI lists (no server running)', () => {
       assert.deepEqual(
         Object.keys(key).filter(
           (k) =>
-            !['id', 'name', 'maskedKey', 'status', 'scopes', 'createdAt', 'expiresAt', 'customerId', 'lastUsedAt', 'limits'].includes(k),
+            ![
+              'id',
+              'name',
+              'maskedKey',
+              'status',
+              'scopes',
+              'createdAt',
+              'expiresAt',
+              'customerId',
+              'lastUsedAt',
+              'limits',
+              'mcp',
+            ].includes(k),
         ),
         [],
       );
