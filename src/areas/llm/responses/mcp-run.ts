@@ -20,7 +20,7 @@ import type { ToolCall } from '../../../engines/types.js';
 import { newId } from '../../../platform/ids.js';
 import type { ClientWatch } from '../calls/client-watch.js';
 import { conversationRepository, itemRepository } from '../history/repository.js';
-import { failedCallStatus } from '../mcp/calls/audit.js';
+import { failedCallStatus, recordCall } from '../mcp/calls/audit.js';
 import type { McpCallStatus } from '../mcp/calls/schemas.js';
 import { ToolCallFailed, type GrantedTool } from '../mcp/tool-source.js';
 import type { Outcome } from '../runs/executor.js';
@@ -266,7 +266,7 @@ async function runCall(deps: ResponseDeps, prepared: Prepared, io: Io, c: CallTo
       item = { ...base, output: null, error: message, status: 'failed' };
     }
   }
-  const entry = {
+  await recordCall(deps.mcpAudit, {
     principal: prepared.principal,
     server: c.tool.server,
     tool: c.tool.name,
@@ -274,9 +274,8 @@ async function runCall(deps: ResponseDeps, prepared: Prepared, io: Io, c: CallTo
     startedAt,
     durationMs: performance.now() - started,
     arguments: args ?? base.arguments,
-  };
-  // A failed write changes nothing of the answer (as at the endpoint); only its kind could be logged.
-  await deps.mcpAudit.record(result === undefined ? entry : { ...entry, result }).catch(() => undefined);
+    result,
+  });
   if (io.events)
     write(io.events.closeItem(index, item, [[item.status === 'completed' ? 'response.mcp_call.completed' : 'response.mcp_call.failed']]));
   return item;

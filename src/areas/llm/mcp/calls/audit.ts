@@ -53,6 +53,15 @@ export class DatabaseMcpCallAudit implements McpCallAudit {
   }
 }
 
+/**
+ * Writes one record for a caller that must answer whatever happens: a failed write
+ * changes nothing of the call's answer, and only its kind is logged (the database's
+ * message could quote the row). The endpoint and the Responses API both write through it.
+ */
+export async function recordCall(audit: McpCallAudit, entry: McpCallEntry, logError?: (error: Error) => void): Promise<void> {
+  await audit.record(entry).catch((error: Error) => logError?.(new Error(`mcp call audit not written: ${error.name}`)));
+}
+
 /** How a call that threw ended, for its audit record (the endpoint's and the Responses API's calls alike). */
 export function failedCallStatus(error: unknown): McpCallStatus {
   if (!(error instanceof ToolCallFailed)) return 'error';

@@ -20,7 +20,7 @@ import { RunningCalls, type McpCallBus } from './running-calls.js';
 import { toolServerFor } from './tool-server.js';
 import { sendWebResponse, toWebRequest } from './web-exchange.js';
 import { MAX_ARGUMENT_BYTES } from './message-limits.js';
-import type { McpCallAudit } from '../calls/audit.js';
+import { recordCall, type McpCallAudit } from '../calls/audit.js';
 import type { Principal } from '../../../../platform/identity.js';
 import type { ToolCallLimiter } from '../../rate-limits/tool-calls.js';
 
@@ -69,9 +69,10 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
   });
 
   /** Arguments refused before the SDK server saw the call: audited as denied, no upstream reached. */
-  const auditRefused = async (principal: Principal, server: string | undefined, call: { name: string; arguments: unknown }) =>
-    deps.audit
-      .record({
+  const auditRefused = (principal: Principal, server: string | undefined, call: { name: string; arguments: unknown }) =>
+    recordCall(
+      deps.audit,
+      {
         principal,
         server: server ?? null,
         tool: call.name,
@@ -79,8 +80,9 @@ export const mcpEndpointRoutes: FastifyPluginAsync<{ deps: McpEndpointDeps }> = 
         startedAt: new Date(),
         durationMs: 0,
         arguments: call.arguments,
-      })
-      .catch((error: Error) => deps.logError?.(new Error(`mcp call audit not written: ${error.name}`)));
+      },
+      deps.logError,
+    );
 
   const serve = async (request: FastifyRequest, reply: FastifyReply, server: string | undefined) => {
     const principal = principalOf(request);

@@ -10,7 +10,7 @@ import { ToolCallFailed, type ToolSource } from '../tool-source.js';
 import { exposeTools } from './tool-names.js';
 import { addContentHandlers } from './content-handlers.js';
 import type { RunningCalls } from './running-calls.js';
-import { failedCallStatus, type McpCallAudit } from '../calls/audit.js';
+import { failedCallStatus, recordCall, type McpCallAudit } from '../calls/audit.js';
 import type { McpCallStatus } from '../calls/schemas.js';
 
 const SERVER_INFO = { name: 'gateway-mcp', version: '1.0.0' };
@@ -59,21 +59,12 @@ export function toolServerFor(deps: ToolServerDeps, caller: ToolCaller): Server 
     const { name, arguments: args = {} } = request.params;
     const startedAt = new Date();
     const started = performance.now();
-    const audit = async (server: string | null, tool: string, status: McpCallStatus, result?: unknown) => {
-      const entry = {
-        principal: caller.principal,
-        server,
-        tool,
-        status,
-        startedAt,
-        durationMs: performance.now() - started,
-        arguments: args,
-      };
-      await deps.audit.record(result === undefined ? entry : { ...entry, result }).catch((error: Error) => {
-        // The kind of failure only: the database's message could quote the row.
-        deps.logError?.(new Error(`mcp call audit not written: ${error.name}`));
-      });
-    };
+    const audit = (server: string | null, tool: string, status: McpCallStatus, result?: unknown) =>
+      recordCall(
+        deps.audit,
+        { principal: caller.principal, server, tool, status, startedAt, durationMs: performance.now() - started, arguments: args, result },
+        deps.logError,
+      );
     const tool = (await exposed()).get(name);
     if (!tool) {
       await audit(null, name, 'denied');
