@@ -15,6 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { StdioServerConfig } from '../../../../platform/mcp-stdio-config.js';
 import { serves } from '../../router/node-runtime.js';
 import { ToolCallFailed, type CallOptions } from '../tool-source.js';
+import { connectClient } from './connect-client.js';
 import { pinTool } from './pinning.js';
 import type { McpServer } from './schemas.js';
 
@@ -152,18 +153,7 @@ export class StdioServers {
     client.setNotificationHandler('notifications/tools/list_changed', () => {
       this.listings.delete(server.name);
     });
-    try {
-      await client.connect(transport, { timeout: server.timeoutSeconds * 1000 });
-    } catch (error) {
-      await client.close().catch(() => {});
-      throw error;
-    }
-    const previousOnClose = client.onclose;
-    client.onclose = () => {
-      previousOnClose?.();
-      onExit();
-    };
-    return client;
+    return connectClient(client, transport, server.timeoutSeconds * 1000, onExit);
   }
 }
 

@@ -23,6 +23,7 @@ import {
 import type { McpAuthInput } from './schemas.js';
 import type { ClientCredentialsTokens } from './client-credentials.js';
 import type { Fetch } from './guarded-fetch.js';
+import { connectClient } from './connect-client.js';
 
 export interface UpstreamTarget {
   /** The pool key: tenant, server id and the version of its settings (updatedAt). */
@@ -122,18 +123,10 @@ export class UpstreamPool {
         ? new SSEClientTransport(new URL(target.url), options)
         : // A client-credentials token cannot be widened by re-authorizing.
           new StreamableHTTPClientTransport(new URL(target.url), { ...options, onInsufficientScope: 'throw' });
-    try {
-      await client.connect(transport, { timeout: target.timeoutMs });
-    } catch (error) {
-      await client.close().catch(() => {});
-      throw error;
-    }
     // A connection the upstream ends (its process restarted) is forgotten, so the next use reconnects.
-    const previousOnClose = client.onclose;
-    client.onclose = () => {
-      previousOnClose?.();
+    await connectClient(client, transport, target.timeoutMs, () => {
       if (this.clients.get(target.key)?.client === client) this.clients.delete(target.key);
-    };
+    });
     this.clients.set(target.key, { client, lastUsed: Date.now() });
     return client;
   }
