@@ -69,6 +69,9 @@ export async function startMockUpstream(tools: Tool[] = [tool('echo'), tool('han
         for (let i = 1; i <= 3 && token !== undefined; i++)
           await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3 } });
       }
+      // Any call may announce that the tool list changed, on its own response stream.
+      if ((request.params.arguments as { announceListChanged?: boolean } | undefined)?.announceListChanged)
+        await ctx.mcpReq.notify({ method: 'notifications/tools/list_changed' });
       if (name === 'fails') return { content: [{ type: 'text', text: 'the tool failed' }], isError: true };
       return { content: [{ type: 'text', text: `${name}:${JSON.stringify(request.params.arguments ?? {})}` }] };
     });

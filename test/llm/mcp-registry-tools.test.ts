@@ -88,6 +88,18 @@ describe('MCP registry tools', () => {
     assert.equal(listCalls(), listed);
   });
 
+  it('lists again at once after the upstream sends notifications/tools/list_changed', async () => {
+    const [echo] = await tools().list(adminA, 'github');
+    const cached = listCalls();
+    await tools().list(adminA, 'github');
+    assert.equal(listCalls(), cached, 'the listing is reused before the announcement');
+    await tools().call(adminA, echo!, { announceListChanged: true }, { signal: AbortSignal.timeout(5000) });
+    await eventually('the announcement to empty the listing cache', async () => {
+      await tools().list(adminA, 'github');
+      return listCalls() > cached;
+    });
+  });
+
   it("runs a call upstream with the server's credential and passes its result through", async () => {
     const [echo] = await tools().list(adminA, 'github');
     const result = await tools().call(adminA, echo!, { text: 'hi' }, { signal: AbortSignal.timeout(5000) });
