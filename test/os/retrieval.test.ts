@@ -9,6 +9,7 @@ import { anyOf, lexicalCandidates, tfOfRank } from '../../src/areas/os/retrieval
 import { ANSWERABILITY } from '../../src/areas/os/retrieval/answerability.js';
 import { reorder } from '../../src/areas/os/retrieval/alignment-rank.js';
 import { FUSION } from '../../src/areas/os/retrieval/fusion.js';
+import { spreadHead } from '../../src/areas/os/retrieval/diversity.js';
 import { removeDocumentChunks } from '../../src/areas/os/chunks/store.js';
 import { resolveScopes } from '../../src/areas/os/retrieval/scopes.js';
 import { setApiKeyStatus } from '../../src/areas/auth/api-keys/service.js';
@@ -292,6 +293,16 @@ describe('os retrieval', () => {
       'fused 2nd but aligned 1st leads; fused 1st keeps 2nd',
     );
     assert.equal(best, 0.9);
+  });
+
+  it('spreads the first places over documents, the passages moved down following right after', () => {
+    const documentOf = (id: string) => id[0];
+    const ids = (hits: { chunkId: string }[]) => hits.map((h) => h.chunkId);
+    const ranked = ['a1', 'a2', 'a3', 'b1', 'a4', 'c1', 'b2'].map((chunkId) => ({ chunkId }));
+    assert.deepEqual(ids(spreadHead(ranked, documentOf, 5, 1)), ['a1', 'b1', 'c1', 'a2', 'a3', 'a4', 'b2']);
+    assert.deepEqual(ids(spreadHead(ranked, documentOf, 5, 2)), ['a1', 'a2', 'b1', 'c1', 'b2', 'a3', 'a4']);
+    const oneDocument = ['a1', 'a2', 'a3'].map((chunkId) => ({ chunkId }));
+    assert.deepEqual(ids(spreadHead(oneDocument, documentOf)), ['a1', 'a2', 'a3'], "one document's ranking stands");
   });
 
   it('drops a deleted document from results at once, and takes its statistics back out', async () => {

@@ -8,6 +8,7 @@
 import type { Database } from '../../../platform/db/database.js';
 import { ALIGNED_CANDIDATES, type Aligner, alignHead } from './alignment-rank.js';
 import { evidenceOf, isAnswerable } from './answerability.js';
+import { spreadHead } from './diversity.js';
 import { FUSION, fuse, type FusedHit } from './fusion.js';
 import { LEXICAL_CANDIDATES, lexicalCandidates, type LexicalHit } from './lexical.js';
 import { retrievalRepository, type SnippetRow } from './repository.js';
@@ -94,7 +95,8 @@ export async function searchLegs(
  * One scope's answer: the fused ranking, its head re-ordered by word alignment (English
  * collections) and, where the scope names a rerank model, by that model (rerank.ts);
  * then nothing when the evidence does not hold up (the reranker's score where it
- * answered, answerability.ts otherwise), else its top-k. `rows` collects the passages
+ * answered, answerability.ts otherwise), else its top-k, the first places spread over
+ * documents where no reranker ordered them (diversity.ts). `rows` collects the passages
  * read for the alignment, for the snippets.
  */
 export async function rankScope(
@@ -123,6 +125,11 @@ export async function rankScope(
   }
   answerable ??= isAnswerable(evidenceOf(legs.lexical, legs.vector, aligned.best));
   if (!answerable) return { hits: [], ...(reranker ? { reranker } : {}) };
+  // A reranker's order is its judgement and stands; the fused order gets its head spread over documents.
+  if (reranker !== 'applied') {
+    await readRows(deps, tenantId, ranked.slice(0, ALIGNED_CANDIDATES), rows);
+    ranked = spreadHead(ranked, (id) => rows.get(id)?.document_id);
+  }
   // The order is final here: `fused` becomes the position's reciprocal rank, which is what merges scopes.
   const hits = ranked
     .filter((hit) => hit.score >= scope.minScore)
