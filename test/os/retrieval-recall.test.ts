@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { seedTenant } from '../helpers/gateway.js';
 import { vectorCandidates, type VectorSearch } from '../../src/areas/os/retrieval/vector.js';
+import { catchUpVectorIndex, EXACT_SCAN_MAX_CHUNKS, INDEX_CATCH_UP_ROWS } from '../../src/areas/os/chunks/vector-index.js';
 import { retrieve } from '../../src/areas/os/retrieval/search.js';
 import {
   addDocument,
@@ -19,7 +20,8 @@ import {
   type TestCollection,
 } from './retrieval-support.js';
 
-const LARGE = 5000;
+const LARGE = EXACT_SCAN_MAX_CHUNKS;
+const GROWN = 20;
 const SMALL = 30;
 const QUERIES = 20;
 
@@ -45,13 +47,30 @@ describe('vector search under a tenant filter', {
 }, () => {
   let gw: TestGateway;
   let small: TestCollection;
+  let large: TestCollection;
   const next = random(16);
+  type Counts = Record<'large' | 'small', { indexed: number; not: number }>;
+  let indexedAfterLoad: Counts;
+  let indexedAfterCatchUp: Counts;
+  let catchUpRounds = 0;
+  const indexedCounts = async (): Promise<Counts> => {
+    const rows = await gw.ctx.db.query<{ collection_id: string; indexed: number; not: number }>(
+      `SELECT collection_id, count(*) FILTER (WHERE indexed)::int AS indexed, count(*) FILTER (WHERE NOT indexed)::int AS not
+       FROM chunk_vectors WHERE collection_id = ANY($1::text[]) GROUP BY collection_id`,
+      [[large.id, small.id]],
+    );
+    const of = (id: string) => rows.find((r) => r.collection_id === id) ?? { indexed: 0, not: 0 };
+    return {
+      large: { indexed: of(large.id).indexed, not: of(large.id).not },
+      small: { indexed: of(small.id).indexed, not: of(small.id).not },
+    };
+  };
 
   before(async () => {
     gw = await startGateway();
     const a = await seedTenant(gw, 'small');
     const b = await seedTenant(gw, 'large');
-    const large = await createCollection(gw, b.tenantId, await createWorkspace(gw, b.tenantId), { embedder: TEST_EMBEDDER });
+    large = await createCollection(gw, b.tenantId, await createWorkspace(gw, b.tenantId), { embedder: TEST_EMBEDDER });
     small = await createCollection(gw, a.tenantId, await createWorkspace(gw, a.tenantId), { embedder: TEST_EMBEDDER });
     const load = async (collection: TestCollection, count: number) => {
       for (let done = 0; done < count; done += 500) {
@@ -74,9 +93,16 @@ describe('vector search under a tenant filter', {
     const started = performance.now();
     await load(large, LARGE);
     await load(small, SMALL);
+    // Past the exact-scan limit: from here the large collection's new vectors go into the graph at once.
+    await load(large, GROWN);
+    indexedAfterLoad = await indexedCounts();
+    while ((await catchUpVectorIndex(gw.ctx.db, [large.id, small.id])) > 0) catchUpRounds++;
+    indexedAfterCatchUp = await indexedCounts();
+    // The small collection is in the graph too here: an index search under its filter is what this file is about.
+    await gw.ctx.db.query('UPDATE chunk_vectors SET indexed = true WHERE collection_id = $1', [small.id]);
     const loaded = performance.now();
     await gw.ctx.db.query(
-      'CREATE INDEX chunk_vectors_hnsw_100 ON chunk_vectors USING hnsw ((embedding::vector(100)) vector_cosine_ops) WHERE dimensions = 100',
+      'CREATE INDEX chunk_vectors_hnsw_100 ON chunk_vectors USING hnsw ((embedding::vector(100)) vector_cosine_ops) WHERE dimensions = 100 AND indexed',
     );
     await gw.ctx.db.query('ANALYZE chunk_vectors');
     // The planner knows the collection is small and would sort its 30 rows instead (exact,
@@ -118,7 +144,7 @@ describe('vector search under a tenant filter', {
       // What the index gives without iterative scan, for the record.
       plainFound += (
         await gw.ctx.db.query(
-          `SELECT cv.chunk_id FROM chunk_vectors cv WHERE cv.dimensions = 100 AND cv.embedder = $1 AND cv.collection_id = $2
+          `SELECT cv.chunk_id FROM chunk_vectors cv WHERE cv.dimensions = 100 AND cv.indexed AND cv.embedder = $1 AND cv.collection_id = $2
            ORDER BY (cv.embedding::vector(100)) <=> $3::vector(100) LIMIT 10`,
           [TEST_EMBEDDER, small.id, `[${vector.join(',')}]`],
         )
@@ -134,11 +160,44 @@ describe('vector search under a tenant filter', {
     assert.ok(recall >= 0.95, `recall@10 ${recall}`);
   });
 
+  it("keeps only a large collection's vectors in the graph, putting in its older ones a few hundred at a time", () => {
+    assert.deepEqual(indexedAfterLoad, { large: { indexed: GROWN, not: LARGE }, small: { indexed: 0, not: SMALL } });
+    assert.deepEqual(indexedAfterCatchUp, { large: { indexed: LARGE + GROWN, not: 0 }, small: { indexed: 0, not: SMALL } });
+    assert.equal(catchUpRounds, Math.ceil(LARGE / INDEX_CATCH_UP_ROWS));
+  });
+
+  it('finds through an index search the vectors no graph holds yet, as an exact search does', async () => {
+    const vector = unitVector(next);
+    const search: VectorSearch = {
+      tenantId: small.tenantId,
+      collectionIds: [small.id],
+      chunkCount: SMALL,
+      documentIds: null,
+      embedder: TEST_EMBEDDER,
+      dimensions: TEST_DIMENSIONS,
+      vector,
+      limit: 10,
+    };
+    const exact = await vectorCandidates(gw.ctx.db, { ...search, plan: 'exact' });
+    // The exact search's 1st, 3rd and 5th are taken out of the graph: the index search must still return them, in place.
+    const out = [exact[0]!, exact[2]!, exact[4]!].map((h) => h.chunkId);
+    await gw.ctx.db.query('UPDATE chunk_vectors SET indexed = false WHERE chunk_id = ANY($1::text[])', [out]);
+    try {
+      const indexed = await vectorCandidates(gw.ctx.db, { ...search, plan: 'index' });
+      assert.deepEqual(
+        indexed.slice(0, 5).map((h) => h.chunkId),
+        exact.slice(0, 5).map((h) => h.chunkId),
+      );
+    } finally {
+      await gw.ctx.db.query('UPDATE chunk_vectors SET indexed = true WHERE chunk_id = ANY($1::text[])', [out]);
+    }
+  });
+
   it('uses the HNSW index for that search, not a sequential scan', async () => {
     const plan = await gw.ctx.db.tx(async (q) => {
       await q.query('SET LOCAL hnsw.iterative_scan = relaxed_order');
       return q.query<{ 'QUERY PLAN': string }>(
-        `EXPLAIN SELECT cv.chunk_id FROM chunk_vectors cv WHERE cv.dimensions = 100 AND cv.embedder = $1 AND cv.collection_id = ANY($2::text[])
+        `EXPLAIN SELECT cv.chunk_id FROM chunk_vectors cv WHERE cv.dimensions = 100 AND cv.indexed AND cv.embedder = $1 AND cv.collection_id = ANY($2::text[])
          ORDER BY (cv.embedding::vector(100)) <=> $3::vector(100) LIMIT 50`,
         [TEST_EMBEDDER, [small.id], `[${unitVector(next).join(',')}]`],
       );

@@ -4,6 +4,7 @@
 // disappear all at once, together with the statistics retrieval ranks them by.
 import type { Queryable } from '../../../platform/db/database.js';
 import { newId } from '../../../platform/ids.js';
+import { indexedOnWrite } from './vector-index.js';
 
 /** One chunk as ingestion produced it (see ingestion/chunking.ts). */
 export interface ChunkInput {
@@ -168,9 +169,10 @@ function checkVectors(chunkIds: string[], vectors: ChunkVectors): void {
 async function insertVectorRows(q: Queryable, collectionIds: string[], chunkIds: string[], vectors: ChunkVectors): Promise<void> {
   if (chunkIds.length === 0) return;
   await q.query(
-    `INSERT INTO chunk_vectors (chunk_id, collection_id, embedder, dimensions, embedding)
-     SELECT u.id, u.collection, $1, $2, u.v::vector FROM unnest($3::text[], $4::text[], $5::text[]) AS u(id, collection, v)
-     ON CONFLICT (chunk_id, embedder) DO UPDATE SET embedding = excluded.embedding, dimensions = excluded.dimensions`,
+    `INSERT INTO chunk_vectors (chunk_id, collection_id, embedder, dimensions, embedding, indexed)
+     SELECT u.id, u.collection, $1, $2, u.v::vector, ${indexedOnWrite('u.collection')}
+     FROM unnest($3::text[], $4::text[], $5::text[]) AS u(id, collection, v)
+     ON CONFLICT (chunk_id, embedder) DO UPDATE SET embedding = excluded.embedding, dimensions = excluded.dimensions, indexed = excluded.indexed`,
     [vectors.embedder, vectors.dimensions, chunkIds, collectionIds, vectors.vectors.map(vectorLiteral)],
   );
 }

@@ -10,7 +10,7 @@
 // written again on its own, so one document's failure is its own and no other's.
 import type { Database, Queryable } from '../../../platform/db/database.js';
 import { type ChunkInput, writeDocumentsChunks } from '../chunks/store.js';
-import { ensureVectorIndex } from '../chunks/vector-index.js';
+import { catchUpVectorIndex, ensureVectorIndex } from '../chunks/vector-index.js';
 import { type ClaimedDocument, ingestionJobs } from './jobs.js';
 
 export interface DocumentWrite {
@@ -87,7 +87,7 @@ function settle(batch: Queued[], gone: Set<string>): void {
 async function writeBatch(db: Database, batch: Queued[]): Promise<Set<string>> {
   const writes = batch.map((b) => b.write);
   for (const w of writes) for (const v of w.vectors) await ensureVectorIndex(db, dimensionsOf(v.vectors));
-  return db.tx(async (q) => {
+  const gone = await db.tx(async (q) => {
     const owned = await ingestionJobs.lockOwned(
       q,
       writes.map((w) => ({ id: w.doc.id, attempt: w.doc.attempts })),
@@ -108,6 +108,12 @@ async function writeBatch(db: Database, batch: Queued[]): Promise<Set<string>> {
     );
     return new Set(writes.filter((w) => !owned.has(w.doc.id)).map((w) => w.doc.id));
   });
+  // In a transaction of its own, after the batch: a collection grown past the exact-scan
+  // limit has a few hundred of its older vectors put in its graph per write. Search scans
+  // the rest exactly meanwhile, so a failure here costs time, never results: the next write tries again.
+  const vectorCollections = [...new Set(writes.filter((w) => w.vectors.length).map((w) => w.doc.collection_id))];
+  await catchUpVectorIndex(db, vectorCollections).catch(() => 0);
+  return gone;
 }
 
 /** A collection learns its embedder's size from the first vectors. */
