@@ -6,7 +6,9 @@ import assert from 'node:assert/strict';
 import { startGateway, seedUser, tokenFor, withoutCorrelation, type TestGateway } from '../helpers/gateway.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { closedLoopbackUrl } from '../helpers/closed-port.js';
+import { randomBytes } from 'node:crypto';
 import { roleForGroups } from '../../src/areas/auth/sso/connections.js';
+import { transactionRepository } from '../../src/areas/auth/sso/repository.js';
 import { safeReturnTo } from '../../src/areas/auth/sso/sign-in.js';
 import { idpShowsMfa } from '../../src/areas/auth/sso/sign-in.js';
 import { totpCode } from '../../src/areas/auth/two-factor/totp.js';
@@ -354,6 +356,39 @@ describe('SSO discovery, emailVerified, and refusals before any IdP is asked', (
     assert.ok(
       !cookies.some((c) => c.startsWith('service_refresh_token=') && !c.includes('Max-Age=0') && !/Expires=Thu, 01 Jan 1970/.test(c)),
     );
+  });
+
+  it('refuses an expired transaction (with its own cookie and state) with no session; a live one gets past that check', async () => {
+    const list = await gw.request('GET', `/api/auth/tenants/${world.a.tenantId}/sso/connections`, { token: world.a.admin.token });
+    const id = list.body.data[0].id as string;
+    const transaction = async (expiresAt: Date) => {
+      const cookie = `cookie-${randomBytes(8).toString('hex')}`;
+      const state = `state-${randomBytes(8).toString('hex')}`;
+      await transactionRepository.insert(gw.ctx.db, {
+        id: gw.ctx.secrets.hash('sso-transaction', cookie),
+        connection_id: id,
+        state_hash: gw.ctx.secrets.hash('sso-transaction', `state:${state}`),
+        nonce: 'n',
+        code_verifier: gw.ctx.secrets.encrypt('v'),
+        return_to: '/',
+        expires_at: expiresAt,
+      });
+      const response = await fetch(`${gw.url}/api/auth/sso/callback/${id}?code=c&state=${state}`, {
+        redirect: 'manual',
+        headers: { cookie: `gateway_sso_transaction=${cookie}` },
+      });
+      return { location: response.headers.get('location'), cookies: response.headers.getSetCookie() };
+    };
+    const expired = await transaction(new Date(Date.now() - 1000));
+    assert.equal(expired.location, `${gw.url}/#ssoError=transaction`);
+    assert.ok(!expired.cookies.some((c) => c.startsWith('service_refresh_token=')));
+    assert.ok(
+      expired.cookies.some((c) => c.startsWith('gateway_sso_transaction=;')),
+      'the browser is told to forget the transaction',
+    );
+    // The same, live: refused later, at the IdP (nobody listens at its issuer), not as a transaction.
+    const live = await transaction(new Date(Date.now() + 60_000));
+    assert.equal(live.location, `${gw.url}/#ssoError=unavailable`);
   });
 
   it('refuses a back-channel logout token that is not a JWT of the connection, before asking the IdP', async () => {
