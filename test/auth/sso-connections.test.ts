@@ -194,6 +194,11 @@ describe('SSO connections', () => {
     assert.equal(safeReturnTo('/a/../b'), '/b');
   });
 
+  it('writes no client secret to its log', () => {
+    for (const secret of ['the-client-secret-value', 'a-new-secret']) assert.ok(!gw.logs().includes(secret), secret);
+    assert.ok(gw.logs().includes('request completed'), 'the log was captured');
+  });
+
   it('reads a second factor from amr (mfa, otp, hwk, two methods) or from acr', () => {
     assert.equal(idpShowsMfa({ amr: ['pwd'] }), false);
     assert.equal(idpShowsMfa({}), false);

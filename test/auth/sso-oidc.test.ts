@@ -372,6 +372,12 @@ describe('OIDC sign-in against real IdPs', () => {
     });
     assert.equal(verified.status, 200, verified.text);
     assert.equal(verified.body.user.tenantId, tenantB);
+    issued.push(verified.body.token, verified.body.refreshToken);
+    // The session verify-2fa started is the SSO sign-in's: its sign-out names the IdP's end-session URL too.
+    const signedOut = await gw.process.request('POST', '/api/auth/logout', { json: { refreshToken: verified.body.refreshToken } });
+    assert.equal(signedOut.status, 200, signedOut.text);
+    assert.equal(new URL(signedOut.body.endSessionUrl).origin, idpB.issuer);
+    issued.push(new URL(signedOut.body.endSessionUrl).searchParams.get('id_token_hint')!);
 
     // The IdP did MFA and connection B trusts it: no TOTP step.
     idpB.users.set('bea', { email: 'bea@b.example', email_verified: true, amr: ['pwd', 'mfa'] });
