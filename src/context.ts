@@ -13,6 +13,10 @@ import { LastUsedRecorder } from './areas/auth/api-keys/last-used.js';
 import { AccessTokens } from './areas/auth/sessions/access-tokens.js';
 import { AccountStates } from './areas/auth/users/account-state.js';
 import { credentialResolver, type CredentialResolver } from './areas/auth/credentials.js';
+import type { SsoHooks } from './areas/auth/sessions/deps.js';
+import { IdpClients, type OutboundAccess, type UrlScope } from './areas/auth/sso/providers.js';
+import { ssoHooks } from './areas/auth/sso/logout.js';
+import { guardedAgent, guardedFetch } from './areas/llm/mcp/registry/guarded-fetch.js';
 import type { TenantSettingsFields } from './areas/auth/tenants/schemas.js';
 import { createLlmServices, type LlmServices } from './areas/llm/services.js';
 import { tenantLlmSettings } from './areas/llm/settings/service.js';
@@ -42,6 +46,10 @@ export interface AppContext {
     accessTokens: AccessTokens;
     accounts: AccountStates;
     credentials: CredentialResolver;
+    /** Single sign-on: the IdP clients, and the outbound access they reach IdPs through (the llm area's URL guard). */
+    sso: { clients: IdpClients; outbound: OutboundAccess };
+    /** What single sign-on adds to password sign-in and sign-out (ssoOnly, the IdP's end-session URL). */
+    ssoHooks: SsoHooks;
   };
   /** Compute nodes, the model router, usage recording (src/areas/llm/services.ts). */
   llm: LlmServices;
@@ -90,6 +98,14 @@ export async function createContext(
     const accounts = new AccountStates(db, bus);
     // Starts probing the compute nodes in the background; nothing here waits for them.
     const llm = createLlmServices({ config, db, secrets, bus, limits: coordination.limits });
+    // IdPs are reached like MCP servers: every URL and every connection's address held to the deny lists.
+    const ssoAgents = { platform: guardedAgent(llm.outboundGuard('platform')), tenant: guardedAgent(llm.outboundGuard('tenant')) };
+    const ssoFetch = {
+      platform: guardedFetch(llm.outboundGuard('platform'), ssoAgents.platform),
+      tenant: guardedFetch(llm.outboundGuard('tenant'), ssoAgents.tenant),
+    };
+    const outbound: OutboundAccess = { checkUrl: (url, scope) => llm.checkUrl(url, scope), fetch: (scope: UrlScope) => ssoFetch[scope] };
+    const idpClients = new IdpClients(outbound, (ciphertext) => secrets.decrypt(ciphertext));
     // Before anything can start a run: on the embedded database every open run is a dead process's.
     await llm.recoverRuns();
     // The os area reaches the nodes' embedding and rerank models only through these functions.
@@ -126,7 +142,15 @@ export async function createContext(
       failures,
       coordination,
       vector: migration.vector,
-      auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
+      auth: {
+        apiKeys,
+        lastUsed,
+        accessTokens,
+        accounts,
+        credentials: credentialResolver(apiKeys, accessTokens, accounts),
+        sso: { clients: idpClients, outbound },
+        ssoHooks: ssoHooks({ db, secrets, clients: idpClients }),
+      },
       llm,
       os,
       tenantSettings: tenantLlmSettings,
@@ -139,6 +163,7 @@ export async function createContext(
         // then the usage they recorded is flushed, then the database goes.
         await os.close();
         await llm.close();
+        await Promise.all([ssoAgents.platform.close(), ssoAgents.tenant.close()]);
         await lastUsed.close();
         await coordination.close();
         await db.close();

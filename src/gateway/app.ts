@@ -25,6 +25,7 @@ import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
 import { usageReportRoutes } from '../areas/auth/usage-reports/routes.js';
+import { ssoRoutes } from '../areas/auth/sso/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { collectionRoutes } from '../areas/os/collections/routes.js';
 import { documentRoutes } from '../areas/os/documents/routes.js';
@@ -210,6 +211,7 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
     });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(usageReportRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(ssoRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(collectionRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(documentRoutes, { prefix: '/api/os', deps: ctx });

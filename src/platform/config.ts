@@ -66,6 +66,23 @@ export interface Config {
   metrics: MetricsConfig;
   llm: LlmConfig;
   documents: DocumentsConfig;
+  sso: SsoConfig;
+}
+
+/** Single sign-on (areas/auth/sso/). */
+export interface SsoConfig {
+  /**
+   * GATEWAY_PUBLIC_URL: the origin browsers reach the gateway at, for the redirect URI an
+   * IdP sends them back to (and the post-logout one). Unset: the origin each request
+   * arrived at (its Host, or X-Forwarded-Host/-Proto from a trusted proxy).
+   */
+  publicUrl: string | undefined;
+  /** How long a sign-in may take between /start and /callback (at most 10 minutes). */
+  transactionTtlSeconds: number;
+  /** Refused callbacks per address within the sign-in throttle's window (their own count, apart from password sign-in's). */
+  maxRefusedCallbacksPerAddress: number;
+  /** POST /api/auth/sso/discover calls per address within the same window. */
+  discoverMaxPerAddress: number;
 }
 
 export interface MetricsConfig {
@@ -250,6 +267,17 @@ export function loadConfig(env: Env = process.env): Config {
       mcpStdioServers: readStdioServers(read.string('GATEWAY_MCP_STDIO_SERVERS')),
     },
     documents: readDocuments(read),
+    sso: readSso(read),
+  };
+}
+
+function readSso(read: Reader): SsoConfig {
+  const publicUrl = read.string('GATEWAY_PUBLIC_URL');
+  return {
+    publicUrl: publicUrl === undefined ? undefined : read.origin('GATEWAY_PUBLIC_URL', publicUrl),
+    transactionTtlSeconds: read.int('GATEWAY_SSO_TRANSACTION_TTL_SECONDS', 600, 1, 600),
+    maxRefusedCallbacksPerAddress: read.int('GATEWAY_SSO_MAX_REFUSED_CALLBACKS_PER_ADDRESS', 20, 1, 100000),
+    discoverMaxPerAddress: read.int('GATEWAY_SSO_DISCOVER_MAX_PER_ADDRESS', 60, 1, 100000),
   };
 }
 

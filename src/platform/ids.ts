@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   computeNode: 'node',
   mcpServer: 'mcps',
   mcpCall: 'mcpc',
+  ssoConnection: 'sso',
+  ssoSession: 'ssos',
   response: 'resp',
 } as const;
 

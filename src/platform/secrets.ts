@@ -14,8 +14,12 @@ import {
 } from 'node:crypto';
 
 export interface Secrets {
-  /** Keyed hash for API keys, refresh tokens, 2FA challenges and recovery codes. */
-  hash(purpose: 'api-key' | 'refresh-token' | 'challenge' | 'recovery-code' | 'coordination', value: string): string;
+  /** Keyed hash for API keys, refresh tokens, 2FA challenges, recovery codes and SSO transactions. */
+  hash(
+    purpose: 'api-key' | 'refresh-token' | 'challenge' | 'recovery-code' | 'coordination' | 'sso-transaction' | 'sso-logout-token',
+    value: string,
+  ): string;
+  /** AES-256-GCM: TOTP secrets, node and MCP credentials, SSO client secrets, PKCE verifiers and ID tokens. */
   encrypt(plaintext: string): string;
   decrypt(ciphertext: string): string;
   internalTokenKey: Buffer;

@@ -4,7 +4,7 @@ import { startGateway, seedUser, type TestGateway, tokenFor } from '../helpers/g
 import { seedWorld } from '../helpers/world.js';
 import { verifyPassword } from '../../src/platform/passwords.js';
 
-const USER_FIELDS = ['createdAt', 'email', 'id', 'roles', 'status', 'tenantId', 'twoFactorEnabled', 'username'];
+const USER_FIELDS = ['createdAt', 'email', 'emailVerified', 'id', 'roles', 'status', 'tenantId', 'twoFactorEnabled', 'username'];
 
 describe('auth users', () => {
   let gw: TestGateway;

@@ -219,6 +219,12 @@ export class TenantARecords {
           token: this.world.platform.admin.token,
           json: { name: `matrix-${++this.seq}`, url: this.closedUrl, tenantIds: [this.world.a.tenantId] },
         });
+      // An SSO connection of tenant A, its issuer at an address nobody listens on (a platform admin's, so loopback is allowed).
+      case 'connectionId':
+        return this.created(`/api/auth/tenants/${this.world.a.tenantId}/sso/connections`, {
+          token: this.world.platform.admin.token,
+          json: { name: label, issuer: this.closedUrl.replace(/^http:/, 'https:'), clientId: 'matrix', clientSecret: 'matrix-secret' },
+        });
       default:
         throw new Error(
           `${route.method} ${route.url}: the route-security matrix has no record for :${name}. Teach TenantARecords (test/gateway/access-matrix.ts) ` +

@@ -89,9 +89,12 @@ export async function startReplicaSet(env: Record<string, string> = {}): Promise
   };
 }
 
-/** `gateway start` as a child process with `env` (and a data dir of its own); resolves once it serves. */
-export async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
-  const dataDir = mkdtempSync(path.join(TEST_TMP, 'replica-'));
+/**
+ * `gateway start` as a child process with `env` (and a data dir of its own, or `dataDir`,
+ * which it then owns and removes on close); resolves once it serves.
+ */
+export async function startGatewayProcess(env: Record<string, string>, options: { dataDir?: string } = {}): Promise<GatewayProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(TEST_TMP, 'replica-'));
   const full: Record<string, string> = { ...env, GATEWAY_DATA_DIR: dataDir };
   // The parent's own settings must not leak into the child: only what the test gave.
   const inherited = Object.fromEntries(

@@ -10,16 +10,18 @@ import { challengeRepository } from './repository.js';
 
 export const CHALLENGE_TTL_MS = 5 * 60_000;
 
-export async function createChallenge(deps: Pick<SessionDeps, 'db' | 'secrets'>, userId: string): Promise<string> {
+/** A new challenge for `userId`: the token the client holds, and its id (an SSO sign-in keeps its session record under it). */
+export async function createChallenge(deps: Pick<SessionDeps, 'db' | 'secrets'>, userId: string): Promise<{ token: string; id: string }> {
   const token = randomBytes(32).toString('base64url');
+  const id = newId('challenge');
   await challengeRepository.deleteStale(deps.db, userId);
   await challengeRepository.insert(deps.db, {
-    id: newId('challenge'),
+    id,
     user_id: userId,
     token_hash: deps.secrets.hash('challenge', token),
     expires_at: new Date(Date.now() + CHALLENGE_TTL_MS),
   });
-  return token;
+  return { token, id };
 }
 
 /**

@@ -8,7 +8,8 @@ import { problems } from '../../schemas.js';
 import { clearRefreshCookie, presentedRefreshToken, setRefreshCookie } from './cookie.js';
 import { refuseCrossSiteCookieUse, refuseNonJsonBody } from './cross-site.js';
 import type { SessionDeps } from './deps.js';
-import { LoginBody, LoginResponse, RefreshBody, SessionResponse, UserSchema } from './schemas.js';
+import { LoginBody, LoginResponse, LogoutResponse, RefreshBody, SessionResponse, UserSchema } from './schemas.js';
+import { publicOrigin } from './origin.js';
 import { currentUser, login, logout, refresh } from './service.js';
 import { Throttle } from './throttle.js';
 
@@ -54,14 +55,17 @@ export const sessionRoutes: FastifyPluginAsyncTypebox<{ deps: SessionDeps }> = a
   );
 
   // Logout is idempotent: without a token, or with an unknown one, there is nothing
-  // to revoke and it still answers 204 and clears the cookie.
+  // to revoke and it still answers 204 and clears the cookie. A session an SSO sign-in
+  // started answers 200 with the IdP's end-session URL, for the browser to visit next.
   app.post(
     '/logout',
-    { ...cookieRoute, schema: { body: RefreshBody, response: { 204: Type.Null(), ...problems(400, 403, 415) } } },
+    { ...cookieRoute, schema: { body: RefreshBody, response: { 200: LogoutResponse, 204: Type.Null(), ...problems(400, 403, 415) } } },
     async (request, reply) => {
       refuseCrossSite(request, request.body.refreshToken);
-      await logout(deps, presentedRefreshToken(request, request.body.refreshToken));
+      const sessionId = await logout(deps, presentedRefreshToken(request, request.body.refreshToken));
       clearRefreshCookie(reply);
+      const endSessionUrl = sessionId ? await deps.auth.ssoHooks.endSessionUrl(sessionId, publicOrigin(request, deps.config)) : undefined;
+      if (endSessionUrl) return reply.code(200).send({ endSessionUrl });
       return reply.code(204).send(null);
     },
   );

@@ -39,6 +39,9 @@ export const TwoFactorRequired = Type.Object({
 });
 export type TwoFactorRequired = Static<typeof TwoFactorRequired>;
 
+/** Logout of a session an SSO sign-in started: where the browser signs out at the IdP too (id_token_hint, post_logout_redirect_uri). */
+export const LogoutResponse = Type.Object({ endSessionUrl: Type.String() });
+
 /** Login's answer: either a session, or (two-factor users) a challenge and no token. One object with every field optional, for the serializer. */
 export const LoginResponse = Type.Object({
   token: Type.Optional(Type.String()),

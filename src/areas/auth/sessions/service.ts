@@ -70,13 +70,18 @@ export async function login(
     // Unknown users are checked against a decoy hash so both cases take as long.
     const passwordOk = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash()));
     const active = row && passwordOk ? (await deps.auth.accounts.get(row.id))?.active === true : false;
-    if (!row || !passwordOk || !active) {
+    // An ssoOnly tenant's members (and its admins without TOTP) get the wrong-password answer.
+    const refused =
+      row && active
+        ? await deps.auth.ssoHooks.passwordSignInRefused({ tenantId: row.tenant_id, roles: row.roles, totpEnabled: row.totp_enabled })
+        : false;
+    if (!row || !passwordOk || !active || refused) {
       await attempt.fail();
       throw invalidCredentials();
     }
     await attempt.reset(loginThrottleKeys.accountAtAddress(input.username, address));
     if (row.totp_enabled) {
-      return { requiresTwoFactor: true, userId: row.id, twoFactorToken: await createChallenge(deps, row.id) };
+      return { requiresTwoFactor: true, userId: row.id, twoFactorToken: (await createChallenge(deps, row.id)).token };
     }
     return await startSession(deps, row, { userAgent, address });
   } finally {
@@ -93,12 +98,15 @@ export interface SessionClient {
 // A User-Agent is the client's to write: kept to a length a sessions list can show.
 const USER_AGENT_MAX_LENGTH = 512;
 
-/** A signed-in session for `user` (after login, or after verify-2fa): a new token family. */
+/**
+ * A signed-in session for `user` (after login, verify-2fa or an SSO sign-in): a new token
+ * family, whose id comes back as `sessionId` for the caller (the wire shape leaves it out).
+ */
 export async function startSession(
   deps: Pick<SessionDeps, 'db' | 'secrets' | 'config' | 'auth'>,
   user: UserRow,
   client: SessionClient = {},
-): Promise<Session> {
+): Promise<Session & { sessionId: string }> {
   const refreshToken = newOpaqueToken();
   const familyId = newId('tokenFamily');
   await refreshTokenRepository.deleteExpired(deps.db, user.id);
@@ -111,7 +119,7 @@ export async function startSession(
     user_agent: client.userAgent ? client.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
     address: client.address ?? null,
   });
-  return { ...(await accessToken(deps, user, familyId)), refreshToken, user: toUser(user) };
+  return { ...(await accessToken(deps, user, familyId)), refreshToken, user: toUser(user), sessionId: familyId };
 }
 
 export async function refresh(
@@ -159,11 +167,13 @@ export async function refresh(
   return { ...(await accessToken(deps, user, rotated.family_id)), refreshToken, user: toUser(user) };
 }
 
-/** Ends the session the refresh token belongs to (its whole family). Unknown tokens are ignored. */
-export async function logout(deps: Pick<SessionDeps, 'db' | 'secrets'>, presented: string | undefined): Promise<void> {
-  if (!presented) return;
+/** Ends the session the refresh token belongs to (its whole family) and answers its id. Unknown tokens are ignored. */
+export async function logout(deps: Pick<SessionDeps, 'db' | 'secrets'>, presented: string | undefined): Promise<string | undefined> {
+  if (!presented) return undefined;
   const known = await refreshTokenRepository.findByHash(deps.db, deps.secrets.hash('refresh-token', presented));
-  if (known) await refreshTokenRepository.revokeFamily(deps.db, known.family_id);
+  if (!known) return undefined;
+  await refreshTokenRepository.revokeFamily(deps.db, known.family_id);
+  return known.family_id;
 }
 
 export async function currentUser(deps: Pick<SessionDeps, 'db'>, principal: Principal): Promise<User> {

@@ -172,7 +172,9 @@ export async function verifyTwoFactor(
     }
     if (!(await consumeChallenge(deps, challenge.id))) throw invalidChallenge();
     await attempt.reset(key);
-    return await startSession(deps, user, { userAgent, address });
+    const session = await startSession(deps, user, { userAgent, address });
+    await deps.auth.ssoHooks.twoFactorCompleted(challenge.id, session.sessionId);
+    return session;
   } finally {
     attempt.end();
   }

@@ -6,6 +6,8 @@ export interface UserRow {
   tenant_id: string;
   username: string;
   email: string | null;
+  /** Whether the address was verified (by an administrator, or by the IdP of an SSO sign-in that created the user): linking by e-mail needs it. */
+  email_verified: boolean;
   password_hash: string;
   roles: RoleName[];
   status: 'active' | 'disabled';
@@ -20,11 +22,14 @@ export interface UserRow {
 const matches = (n: number) => `($${n}::text IS NULL OR username ILIKE $${n} ESCAPE '\\' OR email ILIKE $${n} ESCAPE '\\')`;
 
 export const userRepository = {
-  async insert(q: Queryable, row: Pick<UserRow, 'id' | 'tenant_id' | 'username' | 'email' | 'password_hash' | 'roles'>) {
+  async insert(
+    q: Queryable,
+    row: Pick<UserRow, 'id' | 'tenant_id' | 'username' | 'email' | 'password_hash' | 'roles'> & Partial<Pick<UserRow, 'email_verified'>>,
+  ) {
     const [created] = await q.query<UserRow>(
-      `INSERT INTO users (id, tenant_id, username, email, password_hash, roles)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [row.id, row.tenant_id, row.username, row.email, row.password_hash, row.roles],
+      `INSERT INTO users (id, tenant_id, username, email, password_hash, roles, email_verified)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [row.id, row.tenant_id, row.username, row.email, row.password_hash, row.roles, row.email_verified ?? false],
     );
     return created!;
   },
@@ -73,14 +78,22 @@ export const userRepository = {
     q: Queryable,
     tenantId: string,
     id: string,
-    patch: { email?: string | null; roles?: RoleName[]; status?: UserRow['status']; password_hash?: string },
+    patch: {
+      email?: string | null;
+      email_verified?: boolean;
+      roles?: RoleName[];
+      status?: UserRow['status'];
+      password_hash?: string;
+    },
   ) {
+    // No address is a verified one.
     const [row] = await q.query<UserRow>(
       `UPDATE users SET
          email = CASE WHEN $3::boolean THEN $4 ELSE email END,
          roles = COALESCE($5, roles),
          status = COALESCE($6, status),
          password_hash = COALESCE($7, password_hash),
+         email_verified = COALESCE($8, email_verified) AND (CASE WHEN $3::boolean THEN $4 ELSE email END) IS NOT NULL,
          updated_at = now()
        WHERE tenant_id = $1 AND id = $2 RETURNING *`,
       [
@@ -91,6 +104,7 @@ export const userRepository = {
         patch.roles ?? null,
         patch.status ?? null,
         patch.password_hash ?? null,
+        patch.email_verified ?? null,
       ],
     );
     return row;

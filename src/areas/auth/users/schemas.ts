@@ -24,6 +24,8 @@ export const UserRecord = Type.Object({
   id: Type.String(),
   username: Type.String(),
   email: Type.Union([Type.String(), Type.Null()]),
+  /** Whether the address is verified: set by an administrator, or by the IdP of the SSO sign-in that created the user. SSO links an existing account by e-mail only when it is. */
+  emailVerified: Type.Boolean(),
   tenantId: Type.String(),
   // Plain strings on the way out: the roles were checked against ROLES when they were stored.
   roles: Type.Array(Type.String()),
@@ -37,12 +39,16 @@ export const NewUserBody = Type.Object({
   username: Type.String({ pattern: USERNAME_PATTERN }),
   password: Password,
   email: Type.Optional(Email),
+  /** The administrator vouches for the address (default false): SSO may then link the account by it. */
+  emailVerified: Type.Optional(Type.Boolean()),
   roles: Type.Optional(Roles),
 });
 export type NewUserBody = Static<typeof NewUserBody>;
 
 export const UserPatch = Type.Object({
   email: Type.Optional(Type.Union([Email, Type.Null()])),
+  /** A changed address is unverified unless this says otherwise. */
+  emailVerified: Type.Optional(Type.Boolean()),
   roles: Type.Optional(Roles),
   status: Type.Optional(UserStatus),
   password: Type.Optional(Password),

@@ -28,6 +28,7 @@ export const toUser = (row: UserRow): User => ({
   id: row.id,
   username: row.username,
   email: row.email,
+  emailVerified: row.email_verified,
   tenantId: row.tenant_id,
   roles: row.roles,
   twoFactorEnabled: row.totp_enabled,
@@ -100,6 +101,7 @@ export async function createUser(deps: Pick<UserDeps, 'db'>, input: NewUser): Pr
       tenant_id: input.tenantId,
       username: input.username,
       email: input.email ?? null,
+      email_verified: input.email !== undefined && input.emailVerified === true,
       password_hash: passwordHash,
       roles: input.roles.length ? [...new Set(input.roles)] : ['member'],
     });
@@ -186,6 +188,7 @@ export async function createUserAs(deps: Pick<UserDeps, 'db'>, principal: Princi
     password: input.password,
     roles: input.roles ?? [],
     ...(input.email !== undefined ? { email: input.email } : {}),
+    ...(input.emailVerified !== undefined ? { emailVerified: input.emailVerified } : {}),
   });
 }
 
@@ -211,6 +214,12 @@ export async function updateUser(deps: UserDeps, principal: Principal, tenantId:
   try {
     row = await userRepository.update(deps.db, tenantId, userId, {
       ...(patch.email !== undefined ? { email: patch.email } : {}),
+      // A new address is unverified until an administrator says otherwise; the same one keeps its state.
+      ...(patch.emailVerified !== undefined
+        ? { email_verified: patch.emailVerified }
+        : patch.email !== undefined && patch.email?.toLowerCase() !== target.email?.toLowerCase()
+          ? { email_verified: false }
+          : {}),
       ...(patch.roles ? { roles: [...new Set(patch.roles)] } : {}),
       ...(patch.status ? { status: patch.status } : {}),
       ...(patch.password !== undefined ? { password_hash: await hashPassword(patch.password) } : {}),
