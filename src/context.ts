@@ -13,6 +13,7 @@ import { LastUsedRecorder } from './areas/auth/api-keys/last-used.js';
 import { AccessTokens } from './areas/auth/sessions/access-tokens.js';
 import { AccountStates } from './areas/auth/users/account-state.js';
 import { credentialResolver, type CredentialResolver } from './areas/auth/credentials.js';
+import { ScimTokenValidator } from './areas/auth/scim-tokens/validator.js';
 import type { TenantSettingsFields } from './areas/auth/tenants/schemas.js';
 import { createLlmServices, type LlmServices } from './areas/llm/services.js';
 import { tenantLlmSettings } from './areas/llm/settings/service.js';
@@ -41,6 +42,7 @@ export interface AppContext {
     lastUsed: LastUsedRecorder;
     accessTokens: AccessTokens;
     accounts: AccountStates;
+    scimTokens: ScimTokenValidator;
     credentials: CredentialResolver;
   };
   /** Compute nodes, the model router, usage recording (src/areas/llm/services.ts). */
@@ -88,6 +90,7 @@ export async function createContext(
     const apiKeys = new ApiKeyValidator(db, secrets, bus, lastUsed, config.auth.keyCacheTtlSeconds * 1000);
     const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
     const accounts = new AccountStates(db, bus);
+    const scimTokens = new ScimTokenValidator(db, secrets);
     // Starts probing the compute nodes in the background; nothing here waits for them.
     const llm = createLlmServices({ config, db, secrets, bus, limits: coordination.limits });
     // Before anything can start a run: on the embedded database every open run is a dead process's.
@@ -126,7 +129,14 @@ export async function createContext(
       failures,
       coordination,
       vector: migration.vector,
-      auth: { apiKeys, lastUsed, accessTokens, accounts, credentials: credentialResolver(apiKeys, accessTokens, accounts) },
+      auth: {
+        apiKeys,
+        lastUsed,
+        accessTokens,
+        accounts,
+        scimTokens,
+        credentials: credentialResolver(apiKeys, accessTokens, accounts, scimTokens),
+      },
       llm,
       os,
       tenantSettings: tenantLlmSettings,

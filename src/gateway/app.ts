@@ -24,6 +24,9 @@ import { twoFactorRoutes } from '../areas/auth/two-factor/routes.js';
 import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
+import { scimTokenRoutes } from '../areas/auth/scim-tokens/routes.js';
+import { SCIM_PREFIX, scimRoutes } from '../areas/auth/scim/routes.js';
+import { noRoleMapping } from '../areas/auth/scim/users.js';
 import { usageReportRoutes } from '../areas/auth/usage-reports/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
 import { collectionRoutes } from '../areas/os/collections/routes.js';
@@ -209,6 +212,10 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) },
     });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(scimTokenRoutes, { prefix: '/api/auth', deps: ctx });
+    // SCIM provisioning. roleForGroups is the seam to the tenant's SSO role mapping (issue 30):
+    // until it is wired, group membership changes no one's roles.
+    await areas.register(scimRoutes, { prefix: SCIM_PREFIX, deps: { db: ctx.db, bus: ctx.bus, roleForGroups: noRoleMapping } });
     await areas.register(usageReportRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });
     await areas.register(collectionRoutes, { prefix: '/api/os', deps: ctx });

@@ -24,6 +24,8 @@ export const ID_PREFIXES = {
   mcpServer: 'mcps',
   mcpCall: 'mcpc',
   response: 'resp',
+  scimToken: 'scimt',
+  scimGroup: 'grp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

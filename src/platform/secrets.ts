@@ -14,8 +14,8 @@ import {
 } from 'node:crypto';
 
 export interface Secrets {
-  /** Keyed hash for API keys, refresh tokens, 2FA challenges and recovery codes. */
-  hash(purpose: 'api-key' | 'refresh-token' | 'challenge' | 'recovery-code' | 'coordination', value: string): string;
+  /** Keyed hash for API keys, SCIM tokens, refresh tokens, 2FA challenges and recovery codes. */
+  hash(purpose: 'api-key' | 'scim-token' | 'refresh-token' | 'challenge' | 'recovery-code' | 'coordination', value: string): string;
   encrypt(plaintext: string): string;
   decrypt(ciphertext: string): string;
   internalTokenKey: Buffer;
