@@ -194,6 +194,8 @@ export function membersWanted(query: { excludedAttributes?: string; attributes?:
 /** PUT: the body replaces the group, its members included. */
 export async function replaceGroup(deps: ScimDeps, principal: Principal, id: string, body: unknown, base: BaseUrl) {
   const tenantId = scimTenant(principal);
+  // The id first: another tenant's is 404 whatever the body, as an unknown one is.
+  await existingGroup(deps.db, tenantId, id);
   const fields = fieldsOf(canonical(requireSchema(body, SCHEMA.group), GROUP_SHAPE) as ScimDocument);
   return saveGroup(deps, tenantId, id, () => fields, base);
 }
@@ -201,6 +203,7 @@ export async function replaceGroup(deps: ScimDeps, principal: Principal, id: str
 /** PATCH: the operations applied to the stored group (members added or removed one by one, or by filter), then saved. */
 export async function patchGroup(deps: ScimDeps, principal: Principal, id: string, body: unknown, base: BaseUrl) {
   const tenantId = scimTenant(principal);
+  await existingGroup(deps.db, tenantId, id);
   const operations = patchOperations(requireSchema(body, SCHEMA.patchOp));
   return saveGroup(
     deps,

@@ -217,10 +217,6 @@ export const scimRepository = {
     return row;
   },
 
-  async touchGroup(q: Queryable, id: string) {
-    await q.query('UPDATE scim_groups SET updated_at = now() WHERE id = $1', [id]);
-  },
-
   async deleteGroup(q: Queryable, tenantId: string, id: string) {
     const rows = await q.query('DELETE FROM scim_groups WHERE tenant_id = $1 AND id = $2 RETURNING id', [tenantId, id]);
     return rows.length > 0;

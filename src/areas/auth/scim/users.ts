@@ -318,8 +318,9 @@ export async function replaceUser(deps: ScimDeps, principal: Principal, id: stri
 /** PATCH: the operations applied to the stored user, then saved with a PUT's checks. */
 export async function patchUser(deps: ScimDeps, principal: Principal, id: string, body: unknown, base: BaseUrl) {
   const tenantId = scimTenant(principal);
-  const operations = patchOperations(requireSchema(body, SCHEMA.patchOp));
+  // The id first: another tenant's is 404 whatever the body, as an unknown one is.
   const row = await existingUser(deps, tenantId, id);
+  const operations = patchOperations(requireSchema(body, SCHEMA.patchOp));
   const patched = applyPatch(documentOf(row), operations, USER_SHAPE, row.id);
   return saveUser(deps, tenantId, row, fieldsOf(patched), base);
 }
