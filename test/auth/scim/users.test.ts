@@ -139,6 +139,21 @@ describe('SCIM Users', () => {
     assert.deepEqual(row, { status: 'active', provisioned_by: null });
   });
 
+  it('keeps one sign-in name to one account: a local account cannot take a provisioned userName as its e-mail address', async () => {
+    const provisioned = (await as(a)('POST', '/Users', oktaUser())).body;
+    const local = await seedUser(gw, a.tenantId);
+    const taken = await gw.request('PATCH', `/api/auth/tenants/${a.tenantId}/users/${local.id}`, {
+      token: a.adminToken,
+      json: { email: provisioned.userName.toUpperCase() },
+    });
+    assert.equal(taken.status, 409, taken.text);
+    const created = await gw.request('POST', `/api/auth/tenants/${a.tenantId}/users`, {
+      token: a.adminToken,
+      json: { username: `local${Date.now()}`, password: 'a long enough password', email: provisioned.userName },
+    });
+    assert.equal(created.status, 409, created.text);
+  });
+
   it("answers a userName taken in another tenant with the same 409 as its own, revealing nothing of that tenant's user", async () => {
     const theirs = (await as(b)('POST', '/Users', oktaUser())).body;
     const answer = await as(a)('POST', '/Users', oktaUser({ userName: theirs.userName }));

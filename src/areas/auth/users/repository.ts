@@ -54,6 +54,18 @@ export const userRepository = {
     return row;
   },
 
+  /**
+   * Whether `email` is another account's username: a SCIM-provisioned username may be
+   * e-mail-shaped (scim/users.ts), and one sign-in name must find one account.
+   */
+  async emailIsAUsername(q: Queryable, email: string, exceptUserId: string | null) {
+    const rows = await q.query('SELECT 1 FROM users WHERE lower(username) = lower($1) AND ($2::text IS NULL OR id <> $2)', [
+      email,
+      exceptUserId,
+    ]);
+    return rows.length > 0;
+  },
+
   async get(q: Queryable, id: string) {
     const [row] = await q.query<UserRow>('SELECT * FROM users WHERE id = $1', [id]);
     return row;
