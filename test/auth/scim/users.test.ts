@@ -283,6 +283,8 @@ describe('SCIM Users', () => {
     assert.equal(isScimError(put, 400, 'mutability'), undefined);
     const post = await as(a)('POST', '/Users', { ...oktaUser(), roles: [{ value: 'platform_admin' }] });
     assert.equal(isScimError(post, 400, 'mutability'), undefined);
+    const entitled = await as(a)('POST', '/Users', { ...oktaUser(), entitlements: [{ value: 'admin' }] });
+    assert.equal(isScimError(entitled, 400, 'mutability'), undefined);
     // Echoing back the roles it read is no change, and is accepted.
     const echoed = await as(a)('PUT', `/Users/${created.id}`, { ...oktaUser({ userName: created.userName }), roles: created.roles });
     assert.equal(echoed.status, 200, echoed.text);
@@ -330,6 +332,8 @@ describe('SCIM Users', () => {
     const large = JSON.stringify({ ...oktaUser(), addresses: Array.from({ length: 400 }, () => ({ formatted: 'f'.repeat(100) })) });
     assert.equal(isScimError(await raw(large), 400, 'invalidValue'), undefined);
     assert.equal(isScimError(await raw('userName=x', 'application/x-www-form-urlencoded'), 415), undefined);
+    // The media type with a charset, as Okta sends it.
+    assert.equal((await raw(JSON.stringify(oktaUser()), 'application/scim+json; charset=utf-8')).status, 201);
   });
 
   it('filters with eq on userName (case-insensitive), externalId (case-exact), emails.value and displayName, joined by and', async () => {

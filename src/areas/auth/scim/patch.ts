@@ -68,7 +68,7 @@ export function patchOperations(body: unknown): PatchOperation[] {
 export function field(object: unknown, name: string): unknown {
   if (typeof object !== 'object' || object === null || Array.isArray(object)) return undefined;
   const record = object as Record<string, unknown>;
-  if (name in record) return record[name];
+  if (Object.hasOwn(record, name)) return record[name];
   const key = Object.keys(record).find((k) => lower(k) === lower(name));
   return key === undefined ? undefined : record[key];
 }

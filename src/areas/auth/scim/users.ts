@@ -212,13 +212,14 @@ function emailsOf(value: unknown): { value: string; type?: string; primary?: boo
 
 /** `roles` in a POST or PUT: read-only, so accepted only as what the user holds already (a client echoing it back). */
 function requireRolesUnchanged(doc: ScimDocument, current: string[]): void {
+  const entitlements = field(doc, 'entitlements');
+  if (entitlements !== undefined && entitlements !== null && !(Array.isArray(entitlements) && entitlements.length === 0))
+    throw mutability('entitlements cannot be set through SCIM.');
   const roles = field(doc, 'roles');
   if (roles === undefined || roles === null) return;
   const sent = (Array.isArray(roles) ? roles : [roles]).map((r) => (typeof r === 'object' && r !== null ? field(r, 'value') : r));
   const same = sent.length === current.length && sent.every((r) => typeof r === 'string' && current.includes(r));
   if (!same) throw mutability('roles cannot be changed through SCIM: a role comes from the tenant’s SSO role mapping of groups.');
-  const entitlements = field(doc, 'entitlements');
-  if (Array.isArray(entitlements) && entitlements.length) throw mutability('entitlements cannot be set through SCIM.');
 }
 
 const taken = () => uniqueness('The userName, an e-mail address or the externalId is already in use.');
