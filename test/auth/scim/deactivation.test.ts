@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startGateway, type TestGateway, type TestResponse } from '../../helpers/gateway.js';
 import { issueApiKey } from '../../../src/areas/auth/api-keys/service.js';
+import * as OTPAuth from 'otpauth';
 import { oktaUser, scim, scimTenant, type ScimTenant } from './support.js';
 
 const COOKIE = 'service_refresh_token';
@@ -117,6 +118,32 @@ describe('SCIM deactivation ends every credential at once', () => {
     assert.equal((await login(p.user.userName)).status, 401);
     const [key] = await gw.ctx.db.query<{ status: string }>('SELECT status FROM api_keys WHERE created_by = $1', [p.user.id]);
     assert.equal(key!.status, 'revoked', "the key is revoked, not left working under a deleted creator's name");
+  });
+
+  it('a sign-in half done (password given, two-factor code pending) cannot be completed after the deactivation, nor after a reactivation', async () => {
+    const p = await signedInPerson();
+    const setup = await gw.request('POST', '/api/auth/2fa/setup', { token: p.token });
+    assert.equal(setup.status, 200, setup.text);
+    const totp = OTPAuth.URI.parse(setup.body.otpauthUri) as OTPAuth.TOTP;
+    const step = Math.floor(Date.now() / 30_000);
+    const enabled = await gw.request('POST', '/api/auth/2fa/enable', {
+      token: p.token,
+      json: { code: totp.generate({ timestamp: step * 30_000 }) },
+    });
+    assert.equal(enabled.status, 200, enabled.text);
+    const pending = await login(p.user.userName);
+    assert.equal(pending.body.requiresTwoFactor, true, pending.text);
+    const patch = (active: boolean) =>
+      scim(gw, t.scimToken, 'PATCH', `/Users/${p.user.id}`, {
+        schemas: [PATCH],
+        Operations: [{ op: 'replace', path: 'active', value: active }],
+      });
+    assert.equal((await patch(false)).status, 200);
+    assert.equal((await patch(true)).status, 200);
+    const verified = await gw.request('POST', '/api/auth/verify-2fa', {
+      json: { twoFactorToken: pending.body.twoFactorToken, code: totp.generate({ timestamp: (step + 1) * 30_000 }) },
+    });
+    assert.equal(verified.status, 401, verified.text);
   });
 
   it("leaves other people's credentials alone", async () => {
