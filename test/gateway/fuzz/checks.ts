@@ -116,7 +116,7 @@ function byContract(c: FuzzCase, a: Answer): boolean {
     a.status === 500 &&
     code === 'USER_IDENTITY_REQUIRED' &&
     c.credential === 'apiKey' &&
-    c.path.split('?')[0]!.toLowerCase().endsWith('/api/llm/v1/chat')
+    c.path.split(/[?#]/)[0]!.toLowerCase().endsWith('/api/llm/v1/chat')
   );
 }
 
