@@ -19,7 +19,7 @@ import { bodyWithRecords, credentialOf, EXCEPTIONS, RULES, TenantARecords, type 
 import { setApiKeyStatus, deleteApiKey } from '../../src/areas/auth/api-keys/service.js';
 import { buildApp } from '../../src/gateway/app.js';
 import type { Principal } from '../../src/platform/identity.js';
-import type { RouteSummary } from '../../src/gateway/fastify-types.js';
+import { ROUTE_ACCESS, type RouteSummary } from '../../src/gateway/fastify-types.js';
 import { closedLoopbackUrl } from '../helpers/closed-port.js';
 
 describe('every protected route', () => {
@@ -172,18 +172,7 @@ describe('every route, as its declared access says', () => {
 
   it('has routes of every access level, so that every rule of the matrix is exercised', () => {
     const levels = new Set(routes().map((r) => r.access));
-    for (const level of [
-      'public',
-      'signedIn',
-      'tenant',
-      'tenantEditor',
-      'tenantAdmin',
-      'platformAdmin',
-      'personal',
-      'owner',
-      'scim',
-    ] as const)
-      assert.ok(levels.has(level), level);
+    for (const level of ROUTE_ACCESS) assert.ok(levels.has(level), level);
   });
 
   it("answers each caller as the route declares: 403 to those it refuses, 404 on another tenant's ids, no refusal to those it lets in", async () => {
