@@ -132,7 +132,7 @@ export async function auditEveryPage(
   };
 
   await page.goto(`${origin}/`);
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   assert.equal(
     await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches),
     scheme === 'dark',
@@ -141,7 +141,7 @@ export async function auditEveryPage(
   await audit('sign-in');
   await page.getByLabel('Username or e-mail').fill(admin.username);
   await page.getByLabel('Password').fill(admin.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByText(`Signed in as ${admin.username}`).waitFor();
 
   for (const target of everyPage(seeded)) {

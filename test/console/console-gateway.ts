@@ -53,6 +53,6 @@ export async function signIn(page: Page, origin: string, user: { username: strin
   await page.goto(origin + path);
   await page.getByLabel('Username or e-mail').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByText(`Signed in as ${user.username}`).waitFor();
 }

@@ -12,6 +12,7 @@ import { threads } from './en/threads.js';
 import { compute } from './en/compute.js';
 import { usage } from './en/usage.js';
 import { tenants } from './en/tenants.js';
+import { sso } from './en/sso.js';
 
 export const en = {
   ...common,
@@ -26,4 +27,5 @@ export const en = {
   ...compute,
   ...usage,
   ...tenants,
+  ...sso,
 } as const;
