@@ -34,7 +34,7 @@ export async function startConsoleWorld(env: Record<string, string> = {}): Promi
 }
 
 /** Enrols the user in two-factor through the API; returns an authenticator that never reuses a time step. */
-export async function enrolTwoFactor(gw: TestGateway, user: WorldUser): Promise<{ next(): string }> {
+export async function enrolTwoFactor(gw: Pick<TestGateway, 'request'>, user: Pick<WorldUser, 'token'>): Promise<{ next(): string }> {
   const setup = await gw.request('POST', '/api/auth/2fa/setup', { token: user.token });
   const totp = OTPAuth.URI.parse(setup.body.otpauthUri) as OTPAuth.TOTP;
   const stepMs = totp.period * 1000;

@@ -34,7 +34,7 @@ function ConnectionDialogBody(props: { base: string; target: SsoConnection | 'ne
         <p class="warning-note" id="sso-created-note">
           {t('sso.dialog.createdNote', { name: created.name })}
         </p>
-        <ConnectionUrls connection={created} />
+        <ConnectionUrls connection={created} hint />
         <div class="row">
           <button type="button" class="primary" onClick={props.onClose}>
             {t('sso.dialog.done')}

@@ -10,7 +10,7 @@ export function signInLinkOf(connection: SsoConnection): string {
   return `${new URL(connection.redirectUri).origin}/?sso=${encodeURIComponent(connection.id)}`;
 }
 
-export function ConnectionUrls(props: { connection: SsoConnection }) {
+export function ConnectionUrls(props: { connection: SsoConnection; hint?: boolean }) {
   const c = props.connection;
   const item = (label: string, value: string) => (
     <CopyField label={label} value={value} copyLabel={t('sso.copyOf', { what: label, name: c.name })} />
@@ -21,7 +21,7 @@ export function ConnectionUrls(props: { connection: SsoConnection }) {
       {item(t('sso.url.postLogout'), c.postLogoutRedirectUri)}
       {item(t('sso.url.backchannel'), c.backchannelLogoutUri)}
       {item(t('sso.url.signInLink'), signInLinkOf(c))}
-      <p class="muted field-note">{t('sso.url.hint')}</p>
+      {props.hint ? <p class="muted field-note">{t('sso.url.hint')}</p> : null}
     </div>
   );
 }

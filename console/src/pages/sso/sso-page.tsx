@@ -41,6 +41,7 @@ export function SsoPage(props: { tenantId?: string }) {
       <p class="muted">{t('sso.intro')}</p>
       <section class="stack" aria-labelledby="sso-connections-heading" aria-busy={list.loading}>
         <h2 id="sso-connections-heading">{t('sso.connections')}</h2>
+        <p class="muted sso-section-note">{t('sso.url.hint')}</p>
         {list.error ? <ErrorView error={list.error} retry={list.reload} /> : null}
         {!list.loading && !list.error && connections.length === 0 ? <p class="muted">{t('sso.empty')}</p> : null}
         <ul class="sso-list">
