@@ -331,8 +331,9 @@ describe('console single sign-on', () => {
     // Sign-out ends the session here, then at the IdP (its end-session page), which sends the browser back.
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL((url) => url.origin === idpA.issuer && url.pathname.startsWith('/session/end'));
-    const hint = new URL(page.url()).searchParams;
-    assert.ok(hint.get('id_token_hint') || page.url().includes('/session/end'), 'the IdP end-session endpoint');
+    const endSession = new URL(page.url()).searchParams;
+    assert.ok(endSession.get('id_token_hint'), 'the end-session URL carries id_token_hint');
+    assert.equal(endSession.get('post_logout_redirect_uri'), `${origin}/`);
     await page.getByRole('button', { name: 'Yes, sign me out' }).click();
     await page.waitForURL(`${origin}/`);
     await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();

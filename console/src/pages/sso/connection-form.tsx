@@ -76,10 +76,6 @@ function patchOf(values: Values, current: SsoConnection): SsoConnectionPatch {
   return patch;
 }
 
-function bodyOf(values: Values): NewSsoConnection {
-  return { ...values };
-}
-
 interface Props {
   /** …/sso/connections of the tenant. */
   base: string;
@@ -111,7 +107,7 @@ export function ConnectionForm(props: Props) {
     try {
       const saved = current
         ? await api<SsoConnection>(`${props.base}/${encodeURIComponent(current.id)}`, { method: 'PATCH', body: patch })
-        : await api<SsoConnection>(props.base, { method: 'POST', body: bodyOf(values) });
+        : await api<SsoConnection>(props.base, { method: 'POST', body: values satisfies NewSsoConnection });
       props.onSaved(saved, !current);
     } catch (failure) {
       const next = formProblem(failure, FIELDS, t('sso.form.checkFields'));
