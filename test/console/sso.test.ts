@@ -155,6 +155,11 @@ describe('console single sign-on', () => {
     await dialog.getByLabel('Scopes').fill('email profile');
     await dialog.getByLabel('Allowed e-mail domains').fill('okta.acme.example, Okta2.acme.example');
     await dialog.getByLabel('Create an account at the first sign-in').check();
+    // SSO only would leave this admin (no TOTP) without a password sign-in: the form says so.
+    await dialog.getByLabel('Single sign-on only').check();
+    await dialog.getByText('You have not enrolled a two-factor code').waitFor();
+    await dialog.getByLabel('Single sign-on only').uncheck();
+    await dialog.getByText('You have not enrolled a two-factor code').waitFor({ state: 'detached' });
     await dialog.getByRole('button', { name: 'Add a group' }).click();
     await dialog.getByLabel('Group 1', { exact: true }).fill('okta-admins');
     await dialog.getByLabel('Role for group 1').selectOption('admin');

@@ -79,6 +79,8 @@ export const sso = {
   'sso.form.ssoOnly': 'Single sign-on only',
   'sso.form.ssoOnlyHint':
     'Members can no longer sign in with a password. Administrators keep a password sign-in that needs their two-factor code: enrol it on the Account page before turning this on.',
+  'sso.form.ssoOnlyNoTotp':
+    'You have not enrolled a two-factor code: with single sign-on only, you could no longer sign in with your password. Enrol one on the Account page first.',
   'sso.form.trustIdpMfa': 'Trust the provider’s two-factor',
   'sso.form.trustIdpMfaHint': 'Skips the gateway’s own TOTP code when the provider says the person used a second factor (amr or acr).',
   'sso.form.enabled': 'Enabled',

@@ -5,6 +5,7 @@
 import { useRef, useState } from 'preact/hooks';
 import type { NewSsoConnection, SsoConnection, SsoConnectionPatch } from '../../../../src/areas/auth/sso/schemas.js';
 import { api } from '../../api/client.js';
+import { sessionState } from '../../api/session.js';
 import { type MessageKey, t } from '../../i18n/index.js';
 import { FieldError } from '../../ui/field-error.js';
 import { type FormProblem, formProblem, invalidProps } from '../../ui/field-errors.js';
@@ -92,6 +93,10 @@ export function ConnectionForm(props: Props) {
   const [problem, setProblem] = useState<FormProblem>({ fields: {}, summary: '' });
   const [busy, setBusy] = useState(false);
   const form = useRef<HTMLFormElement>(null);
+  // SSO only leaves administrators a password sign-in that needs TOTP: say so to one who has none.
+  const [ssoOnly, setSsoOnly] = useState(current?.ssoOnly ?? false);
+  const viewer = sessionState();
+  const viewerHasTotp = viewer.status === 'signedIn' && viewer.user.twoFactorEnabled;
   const submit = async (event: Event) => {
     event.preventDefault();
     const values = read(event.currentTarget as HTMLFormElement, rows);
@@ -159,7 +164,14 @@ export function ConnectionForm(props: Props) {
     return (
       <div class="sso-flag">
         <label class="inline">
-          <input id={id} type="checkbox" name={name} defaultChecked={checked} {...invalidProps(f, name, `${id}-error`, `${id}-hint`)} />
+          <input
+            id={id}
+            type="checkbox"
+            name={name}
+            defaultChecked={checked}
+            onChange={name === 'ssoOnly' ? (event) => setSsoOnly(event.currentTarget.checked) : undefined}
+            {...invalidProps(f, name, `${id}-error`, `${id}-hint`)}
+          />
           {t(label)}
         </label>
         <FieldError id={`${id}-error`} message={f[name]} />
@@ -229,6 +241,11 @@ export function ConnectionForm(props: Props) {
         })}
         {flag('jit', 'sso.form.jit', 'sso.form.jitHint', current?.jit ?? false)}
         {flag('ssoOnly', 'sso.form.ssoOnly', 'sso.form.ssoOnlyHint', current?.ssoOnly ?? false)}
+        {ssoOnly && !viewerHasTotp ? (
+          <p class="warning-note" role="status">
+            {t('sso.form.ssoOnlyNoTotp')}
+          </p>
+        ) : null}
         {flag('trustIdpMfa', 'sso.form.trustIdpMfa', 'sso.form.trustIdpMfaHint', current?.trustIdpMfa ?? false)}
         {flag('enabled', 'sso.form.enabled', 'sso.form.enabledHint', current?.enabled ?? true)}
       </fieldset>
