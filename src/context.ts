@@ -17,6 +17,7 @@ import type { SsoHooks } from './areas/auth/sessions/deps.js';
 import { IdpClients, type OutboundAccess, type UrlScope } from './areas/auth/sso/providers.js';
 import { ssoHooks } from './areas/auth/sso/logout.js';
 import { guardedAgent, guardedFetch } from './areas/llm/mcp/registry/guarded-fetch.js';
+import { ScimTokenValidator } from './areas/auth/scim-tokens/validator.js';
 import type { TenantSettingsFields } from './areas/auth/tenants/schemas.js';
 import { createLlmServices, type LlmServices } from './areas/llm/services.js';
 import { tenantLlmSettings } from './areas/llm/settings/service.js';
@@ -45,6 +46,7 @@ export interface AppContext {
     lastUsed: LastUsedRecorder;
     accessTokens: AccessTokens;
     accounts: AccountStates;
+    scimTokens: ScimTokenValidator;
     credentials: CredentialResolver;
     /** Single sign-on: the IdP clients, and the outbound access they reach IdPs through (the llm area's URL guard). */
     sso: { clients: IdpClients; outbound: OutboundAccess };
@@ -96,6 +98,7 @@ export async function createContext(
     const apiKeys = new ApiKeyValidator(db, secrets, bus, lastUsed, config.auth.keyCacheTtlSeconds * 1000);
     const accessTokens = new AccessTokens(secrets, config.auth.issuer, config.auth.accessTokenTtlMinutes);
     const accounts = new AccountStates(db, bus);
+    const scimTokens = new ScimTokenValidator(db, secrets);
     // Starts probing the compute nodes in the background; nothing here waits for them.
     const llm = createLlmServices({ config, db, secrets, bus, limits: coordination.limits });
     // IdPs are reached like MCP servers: every URL and every connection's address held to the deny lists.
@@ -147,7 +150,8 @@ export async function createContext(
         lastUsed,
         accessTokens,
         accounts,
-        credentials: credentialResolver(apiKeys, accessTokens, accounts),
+        scimTokens,
+        credentials: credentialResolver(apiKeys, accessTokens, accounts, scimTokens),
         sso: { clients: idpClients, outbound },
         ssoHooks: ssoHooks({ db, secrets, clients: idpClients }),
       },

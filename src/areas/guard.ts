@@ -9,9 +9,12 @@ import type { Principal } from '../platform/identity.js';
 
 export function guardArea(area: FastifyInstance, internalTokenKey: Buffer): void {
   area.addHook('preHandler', async (request) => {
-    if (request.routeOptions.config.access === 'public') return;
+    // An unmatched path (a not-found handler of an area, such as SCIM's) serves nothing.
+    if (request.routeOptions.config.access === 'public' || request.is404) return;
     const verified = request.internalToken ? verifyInternalToken(internalTokenKey, request.internalToken) : undefined;
     if (!verified) throw unauthenticated();
+    // A SCIM token acts on the SCIM routes and nowhere else, and only a SCIM token acts there.
+    if ((verified.principal.kind === 'scim') !== (request.routeOptions.config.access === 'scim')) throw unauthenticated();
     request.principal = verified.principal;
   });
 }

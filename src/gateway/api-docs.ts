@@ -34,6 +34,7 @@ const SECURITY: Record<RouteAccess, Requirement[]> = {
   platformAdmin: ACCESS_TOKEN,
   personal: ACCESS_TOKEN,
   owner: [...API_KEY, ...ACCESS_TOKEN],
+  scim: [{ scimToken: [] }],
 };
 
 /** What each level means, in the words an API reader needs (fastify-types.ts has the full rule). */
@@ -47,6 +48,7 @@ const ACCESS_WORDS: Record<RouteAccess, string> = {
   personal: "A signed-in person, on their own records only; another person's ids are 404; an API key gets 403.",
   owner:
     "Any credential of the tenant, on the records its owner made (a person's are theirs; the tenant's API keys share theirs); anyone else's ids are 404.",
+  scim: "A tenant's SCIM token (`scim_…`) as a bearer token, nothing else; another tenant's ids are 404. Errors follow SCIM's error schema (RFC 7644 §3.12).",
 };
 
 /**
@@ -87,6 +89,11 @@ export async function collectApiSchemas(app: FastifyInstance): Promise<ApiDocume
             scheme: 'bearer',
             bearerFormat: 'JWT',
             description: "A person's access token from `POST /api/auth/login` (or refresh), as `Authorization: Bearer …`.",
+          },
+          scimToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: "A tenant's SCIM token (`scim_…`, from `POST /api/auth/tenants/{tenantId}/scim-tokens`): the SCIM routes only.",
           },
         },
       },

@@ -24,6 +24,9 @@ import { twoFactorRoutes } from '../areas/auth/two-factor/routes.js';
 import { tenantRoutes } from '../areas/auth/tenants/routes.js';
 import { userRoutes } from '../areas/auth/users/routes.js';
 import { apiKeyRoutes } from '../areas/auth/api-keys/routes.js';
+import { scimTokenRoutes } from '../areas/auth/scim-tokens/routes.js';
+import { SCIM_PREFIX, scimRoutes } from '../areas/auth/scim/routes.js';
+import { roleForGroups } from '../areas/auth/sso/connections.js';
 import { usageReportRoutes } from '../areas/auth/usage-reports/routes.js';
 import { ssoRoutes } from '../areas/auth/sso/routes.js';
 import { workspaceRoutes } from '../areas/os/workspaces/routes.js';
@@ -210,6 +213,12 @@ export async function buildApp(ctx: AppContext, options: BuildOptions = {}): Pro
       deps: { db: ctx.db, bus: ctx.bus, endSessions: (userId: string) => endSessions(ctx, userId) },
     });
     await areas.register(apiKeyRoutes, { prefix: '/api/auth', deps: ctx });
+    await areas.register(scimTokenRoutes, { prefix: '/api/auth', deps: ctx });
+    // SCIM provisioning: a provisioned group gives a role only through the tenant's SSO connections' roleMapping.
+    await areas.register(scimRoutes, {
+      prefix: SCIM_PREFIX,
+      deps: { db: ctx.db, bus: ctx.bus, config: ctx.config, roleForGroups: (tenantId, names) => roleForGroups(ctx.db, tenantId, names) },
+    });
     await areas.register(usageReportRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(ssoRoutes, { prefix: '/api/auth', deps: ctx });
     await areas.register(workspaceRoutes, { prefix: '/api/os', deps: ctx });

@@ -26,6 +26,15 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
   app.addHook('onRequest', async (request) => {
     // Unmatched paths answer 404 whatever the credential; CORS preflights carry none.
     if (request.is404 || request.method === 'OPTIONS' || request.routeOptions.config.access === 'public') return;
+    if (request.routeOptions.config.access === 'scim') {
+      // Only a SCIM token, and only as a bearer token (RFC 7644 §2): an API key or an
+      // access token is refused here like an unknown token.
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+      const principal = match ? await resolver.resolveScimToken(match[1]!) : undefined;
+      if (!principal) throw unauthenticated();
+      request.internalToken = mintInternalToken(internalTokenKey, principal, String(request.id));
+      return;
+    }
     const credential = readCredential(request);
     if (!credential) throw unauthenticated();
     const principal =

@@ -7,6 +7,7 @@ import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, Fast
 import { AppError, problem, type ErrorCode, type FieldError, type OpenAIError, type Problem } from '../platform/errors.js';
 import { CORRELATION_HEADER } from './correlation.js';
 import type { NotFoundFallback } from './console.js';
+import { sendScimError } from '../areas/auth/scim/errors.js';
 
 // Failures Fastify or Node raise on their own, by HTTP status, as codes of the one table.
 const FRAMEWORK_ERRORS: Partial<Record<number, [ErrorCode, string]>> = {
@@ -73,8 +74,14 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
         ? new AppError('BAD_REQUEST', 'The request path is not valid: a percent-encoded part does not decode to UTF-8.')
         : (toAppError(error) ?? new AppError('INTERNAL', 'An unexpected error occurred. Quote the correlation id when reporting it.'));
   if (failure.code === 'INTERNAL') request.log.error({ err: error }, 'request failed');
-  void send(reply, request, failure);
+  // A SCIM client reads SCIM's error schema, also for a path the router could not take apart.
+  if (SCIM_SURFACE.test(request.url))
+    void sendScimError(reply, failure.status, failure.detail, failure.status === 400 ? 'invalidSyntax' : undefined);
+  else void send(reply, request, failure);
 }
+
+// The SCIM routes (areas/auth/scim/routes.ts), in any casing and with doubled slashes, as the router accepts them.
+const SCIM_SURFACE = /^\/+api\/+auth\/+scim\/+v2(?:[/?#]|$)/i;
 
 /**
  * Errors Node reports before or outside Fastify's request cycle: header/request

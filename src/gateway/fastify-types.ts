@@ -24,8 +24,22 @@ import type { Principal } from '../platform/identity.js';
  * - `owner`: any credential of a tenant, on the records its owner made (threads,
  *   assistants, runs; llm/history/owner.ts): a person's are theirs alone, the tenant's
  *   API keys share theirs; anyone else's ids are 404.
+ * - `scim`: a tenant's SCIM token (areas/auth/scim/), acting on that tenant's
+ *   provisioned users and groups; another tenant's ids are 404. Nothing else is a SCIM
+ *   token: an API key or an access token gets 401 here, and a SCIM token gets 401 on
+ *   every other route. Its errors are SCIM's error schema, not problem+json.
  */
-export const ROUTE_ACCESS = ['public', 'signedIn', 'tenant', 'tenantEditor', 'tenantAdmin', 'platformAdmin', 'personal', 'owner'] as const;
+export const ROUTE_ACCESS = [
+  'public',
+  'signedIn',
+  'tenant',
+  'tenantEditor',
+  'tenantAdmin',
+  'platformAdmin',
+  'personal',
+  'owner',
+  'scim',
+] as const;
 export type RouteAccess = (typeof ROUTE_ACCESS)[number];
 
 /** One registered route, as the route table lists it. */

@@ -8,8 +8,9 @@ export type RoleName = (typeof ROLES)[number];
 
 export interface Principal {
   tenantId: string;
-  kind: 'user' | 'apiKey';
-  /** usr_… for people, key_… for API keys. */
+  /** `scim`: a tenant's SCIM provisioning token, accepted on the SCIM routes only (areas/auth/scim/). */
+  kind: 'user' | 'apiKey' | 'scim';
+  /** usr_… for people, key_… for API keys, scimt_… for SCIM tokens. */
   subject: string;
   roles: RoleName[];
   scopes: string[];

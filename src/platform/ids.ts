@@ -26,6 +26,8 @@ export const ID_PREFIXES = {
   ssoConnection: 'sso',
   ssoSession: 'ssos',
   response: 'resp',
+  scimToken: 'scimt',
+  scimGroup: 'grp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

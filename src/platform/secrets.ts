@@ -14,9 +14,17 @@ import {
 } from 'node:crypto';
 
 export interface Secrets {
-  /** Keyed hash for API keys, refresh tokens, 2FA challenges, recovery codes and SSO transactions. */
+  /** Keyed hash for API keys, SCIM tokens, refresh tokens, 2FA challenges, recovery codes and SSO transactions. */
   hash(
-    purpose: 'api-key' | 'refresh-token' | 'challenge' | 'recovery-code' | 'coordination' | 'sso-transaction' | 'sso-logout-token',
+    purpose:
+      | 'api-key'
+      | 'scim-token'
+      | 'refresh-token'
+      | 'challenge'
+      | 'recovery-code'
+      | 'coordination'
+      | 'sso-transaction'
+      | 'sso-logout-token',
     value: string,
   ): string;
   /** AES-256-GCM: TOTP secrets, node and MCP credentials, SSO client secrets, PKCE verifiers and ID tokens. */

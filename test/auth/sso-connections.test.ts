@@ -167,8 +167,10 @@ describe('SSO connections', () => {
     });
     assert.equal(await roleForGroups(gw.ctx.db, tenant, ['staff']), 'member');
     assert.equal(await roleForGroups(gw.ctx.db, tenant, ['staff', 'it']), 'admin');
-    assert.equal(await roleForGroups(gw.ctx.db, tenant, ['ops']), null, 'a disabled connection maps nothing');
-    assert.equal(await roleForGroups(gw.ctx.db, tenant, ['nobody', '__proto__', 'constructor']), null);
+    assert.equal(await roleForGroups(gw.ctx.db, tenant, ['ops']), 'member', 'a disabled connection maps nothing');
+    assert.equal(await roleForGroups(gw.ctx.db, tenant, ['nobody', '__proto__', 'constructor']), 'member', 'unmapped groups give member');
+    assert.equal(await roleForGroups(gw.ctx.db, tenant, []), 'member', 'in no group at all: member');
+    assert.equal(await roleForGroups(gw.ctx.db, world.platform.tenantId, ['it']), null, 'a tenant that maps no group leaves roles alone');
   });
 
   it('keeps returnTo on our origin', () => {

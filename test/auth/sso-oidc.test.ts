@@ -292,6 +292,39 @@ describe('OIDC sign-in against real IdPs', () => {
     assert.equal(after.body.user.id, before.body.user.id);
   });
 
+  it('signs a SCIM-provisioned person in as that user, found by externalId (not the e-mail), and refuses them once deactivated', async () => {
+    const minted = await api('POST', `/api/auth/tenants/${tenantA}/scim-tokens`, { name: 'IdP A provisioning' });
+    assert.equal(minted.status, 201, minted.text);
+    issued.push(minted.body.token);
+    const scim = (method: string, url: string, json?: unknown) => api(method, `/api/auth/scim/v2${url}`, json, minted.body.token);
+    const provisioned = await scim('POST', '/Users', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+      userName: 'provisioned.carol@a.example',
+      externalId: 'scim-carol-sub',
+      emails: [{ value: 'provisioned.carol@a.example', primary: true }],
+      active: true,
+    });
+    assert.equal(provisioned.status, 201, provisioned.text);
+    // The IdP names another address, unverified: only the externalId can find her.
+    idpA.users.set('scim-carol-sub', { email: 'carol.other@a.example', email_verified: false, groups: ['staff'] });
+    const { jar, location } = await signIn(a, 'scim-carol-sub');
+    assert.equal(location.href, `${gw.url}/`);
+    const signedIn = await session(jar);
+    assert.equal(signedIn.status, 200, JSON.stringify(signedIn.body));
+    assert.equal(signedIn.body.user.id, provisioned.body.id);
+    assert.equal(signedIn.body.user.username, 'provisioned.carol@a.example');
+
+    const off = await scim('PATCH', `/Users/${provisioned.body.id}`, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+      Operations: [{ op: 'replace', value: { active: false } }],
+    });
+    assert.equal(off.status, 200, off.text);
+    assert.equal((await session(jar)).status, 401, 'the live session ended with the deactivation');
+    const again = await signIn(a, 'scim-carol-sub');
+    assertRefused(again.location, 'account_disabled');
+    await assertNoSession(again.jar);
+  });
+
   it('keeps unsafe returnTo values on our origin', async () => {
     idpA.users.set('grace', { email: 'grace@a.example', email_verified: true });
     for (const unsafe of ['https://evil.example/', '//evil.example/x', '/\\evil.example', 'javascript:alert(1)']) {

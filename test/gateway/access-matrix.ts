@@ -12,10 +12,12 @@ import { refreshTokenRepository } from '../../src/areas/auth/sessions/repository
 import { stepIdOf } from '../../src/areas/llm/thread-runs/objects.js';
 import type { World } from '../helpers/world.js';
 import { createApiKey } from './support.js';
+import { issueScimToken } from '../../src/areas/auth/scim-tokens/service.js';
+import { SCHEMA } from '../../src/areas/auth/scim/protocol.js';
 
-export type Caller = 'member' | 'apiKey' | 'admin' | 'platformAdmin' | 'otherAdmin' | 'otherApiKey';
+export type Caller = 'member' | 'apiKey' | 'admin' | 'platformAdmin' | 'otherAdmin' | 'otherApiKey' | 'scimToken' | 'otherScimToken';
 /** `allowed`: anything but 401, 403 and 404 (a 400 for the minimal body is fine); or the refusal's status. */
-export type Outcome = 'allowed' | 403 | 404 | 500;
+export type Outcome = 'allowed' | 401 | 403 | 404 | 500;
 
 /**
  * Each level, caller by caller, acting on tenant A's records: tenant A's member, API key
@@ -23,18 +25,30 @@ export type Outcome = 'allowed' | 403 | 404 | 500;
  * A 404 stands for "another tenant's ids": it is checked only on routes whose path
  * carries tenant A's ids; on others the caller acts on their own tenant. A caller not
  * listed for a level is not checked there (the platform admin on a tenant's own data
- * is just another tenant's caller).
+ * is just another tenant's caller). A SCIM token is a credential of the SCIM routes
+ * alone: 401 everywhere else, and nothing else is one there (401).
  */
 export const RULES: Record<Exclude<RouteAccess, 'public'>, Partial<Record<Caller, Outcome>>> = {
-  signedIn: { member: 'allowed', apiKey: 403, admin: 'allowed', platformAdmin: 'allowed' },
-  tenant: { member: 'allowed', apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404 },
-  tenantEditor: { member: 403, apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404 },
-  tenantAdmin: { member: 403, apiKey: 403, admin: 'allowed', platformAdmin: 'allowed', otherAdmin: 404 },
-  platformAdmin: { member: 403, apiKey: 403, admin: 403, otherAdmin: 403, platformAdmin: 'allowed' },
+  signedIn: { member: 'allowed', apiKey: 403, admin: 'allowed', platformAdmin: 'allowed', scimToken: 401 },
+  tenant: { member: 'allowed', apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404, scimToken: 401 },
+  tenantEditor: { member: 403, apiKey: 'allowed', admin: 'allowed', otherAdmin: 404, otherApiKey: 404, scimToken: 401 },
+  tenantAdmin: { member: 403, apiKey: 403, admin: 'allowed', platformAdmin: 'allowed', otherAdmin: 404, scimToken: 401 },
+  platformAdmin: { member: 403, apiKey: 403, admin: 403, otherAdmin: 403, platformAdmin: 'allowed', scimToken: 401 },
   // Records made by tenant A's member: the admin of the same tenant gets 404 too.
-  personal: { member: 'allowed', apiKey: 403, admin: 404, otherAdmin: 404, otherApiKey: 403 },
+  personal: { member: 'allowed', apiKey: 403, admin: 404, otherAdmin: 404, otherApiKey: 403, scimToken: 401 },
   // Records made by tenant A's API key: shared by the tenant's keys, nobody else's.
-  owner: { apiKey: 'allowed', member: 404, admin: 404, otherAdmin: 404, otherApiKey: 404 },
+  owner: { apiKey: 'allowed', member: 404, admin: 404, otherAdmin: 404, otherApiKey: 404, scimToken: 401 },
+  // Tenant A's provisioned users and groups: its SCIM token only; tenant B's token gets 404 for them.
+  scim: {
+    scimToken: 'allowed',
+    otherScimToken: 404,
+    member: 401,
+    apiKey: 401,
+    admin: 401,
+    platformAdmin: 401,
+    otherAdmin: 401,
+    otherApiKey: 401,
+  },
 };
 
 /** Routes whose answer to a caller differs from their level's rule, by the spec. */
@@ -58,6 +72,10 @@ export function credentialOf(world: World, caller: Caller): Record<string, strin
       return bearer(world.b.admin.token);
     case 'otherApiKey':
       return { 'x-api-key': world.b.key.key };
+    case 'scimToken':
+      return bearer(world.a.scimToken);
+    case 'otherScimToken':
+      return bearer(world.b.scimToken);
   }
 }
 
@@ -67,6 +85,9 @@ const PLAIN_PARAMS: Record<string, string> = {
   engine: 'local',
   // The MCP endpoint's one-server route takes a server's name; an unknown one is a server with no tools (not a 404).
   serverName: 'matrix-tools',
+  // The SCIM discovery documents: names, the same for every tenant.
+  resourceTypeId: 'User',
+  schemaId: 'urn:ietf:params:scim:schemas:core:2.0:User',
 };
 
 /** What a wildcard (`*`, the rest of the path) stands for, by route path (GET and its HEAD): names, not ids of a record. */
@@ -132,6 +153,13 @@ export class TenantARecords {
         return (await seedUser(this.gw, this.world.a.tenantId)).id;
       case 'keyId':
         return (await createApiKey(this.gw, this.world.a.tenantId, label)).id;
+      case 'scimTokenId':
+        return (await issueScimToken(this.gw.ctx, this.world.a.tenantId, { name: label }, null)).id;
+      // A user and a group tenant A's SCIM client provisioned.
+      case 'scimUserId':
+        return (await this.scim('users', { schemas: [SCHEMA.user], userName: `matrix-${newId('user').slice(-10)}@example.test` })).id;
+      case 'scimGroupId':
+        return (await this.scim('groups', { schemas: [SCHEMA.group], displayName: `matrix ${newId('scimGroup').slice(-10)}` })).id;
       case 'workspaceId':
         return this.created('/api/os/workspaces', { apiKey: this.world.a.key.key, json: { name: label } });
       case 'collectionId':
@@ -231,6 +259,12 @@ export class TenantARecords {
             'to create one in tenant A, or list it in PLAIN_PARAMS if it is not an id.',
         );
     }
+  }
+
+  private async scim(resource: 'users' | 'groups', json: object): Promise<{ id: string }> {
+    const response = await this.gw.request('POST', `/api/auth/scim/v2/${resource}`, { token: this.world.a.scimToken, json });
+    if (response.status !== 201) throw new Error(`could not provision a SCIM ${resource} record: ${response.status} ${response.text}`);
+    return response.body;
   }
 
   private async conversation(surface: 'chat' | 'thread', owner: string): Promise<string> {

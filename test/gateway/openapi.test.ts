@@ -32,6 +32,7 @@ const EXPECTED_SECURITY: Record<RouteAccess, unknown[]> = {
   platformAdmin: TOKEN,
   personal: TOKEN,
   owner: [...API_KEY, ...TOKEN],
+  scim: [{ scimToken: [] }],
 };
 
 /**

@@ -1,7 +1,9 @@
 // Walks the gateway's own route table, so a route added later is covered without
 // anyone remembering to: every route that needs a credential answers no credential,
 // a revoked key, a deleted key, an expired-looking garbage token and a malformed key
-// with one and the same 401, and its handler never runs. Then every route is called
+// with one and the same 401, and its handler never runs (a SCIM token counts as a bad
+// credential everywhere but on the SCIM routes, where an API key and an access token do,
+// and the one 401 is SCIM's error). Then every route is called
 // by each person and key of the world (seedWorld) and must answer as the access it
 // declares (`config.access`, see RouteAccess) says: a member's 403, an API key's 403,
 // another tenant's 404 for tenant A's ids, and no refusal for those it lets in.
@@ -9,7 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.js';
-import { startGateway, seedTenant, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
+import { startGateway, seedTenant, tokenFor, type TestGateway, withoutCorrelation } from '../helpers/gateway.js';
+import { issueScimToken } from '../../src/areas/auth/scim-tokens/service.js';
 import { seedWorld, type World } from '../helpers/world.js';
 import { createApiKey, rawRequest } from './support.js';
 import { bodyWithRecords, credentialOf, EXCEPTIONS, RULES, TenantARecords, type Caller, type Outcome } from './access-matrix.js';
@@ -23,6 +26,8 @@ describe('every protected route', () => {
   let gw: TestGateway;
   let tenantId: string;
   const credentials: Record<string, Record<string, string>> = {};
+  const scimOnly: Record<string, Record<string, string>> = {};
+  let scimToken: string;
 
   before(async () => {
     gw = await startGateway();
@@ -39,6 +44,14 @@ describe('every protected route', () => {
     credentials['malformed key'] = { 'x-api-key': 'rdk_not-a-real-key' };
     credentials['garbage bearer token'] = { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' };
     credentials['wrong scheme'] = { authorization: `Basic ${Buffer.from('admin:pw').toString('base64')}` };
+    // A SCIM token is a credential of the SCIM routes alone (issue 30)…
+    scimToken = (await issueScimToken(gw.ctx, tenantId, { name: 'routes' }, null)).token;
+    // …where an API key and an admin's access token, valid anywhere else, are not one.
+    const key = await createApiKey(gw, tenantId, 'valid');
+    const adminToken = await tokenFor(gw, tenant.admin.id, tenantId);
+    scimOnly['valid API key'] = { 'x-api-key': key.key };
+    scimOnly['valid API key (Bearer)'] = { authorization: `Bearer ${key.key}` };
+    scimOnly["valid admin's access token"] = { authorization: `Bearer ${adminToken}` };
   });
   after(() => gw.close());
 
@@ -80,6 +93,15 @@ describe('every protected route', () => {
       withoutCorrelation({ ...llmReference.body, error: undefined }),
       withoutCorrelation({ ...reference.body, error: undefined }),
     );
+    // The SCIM routes answer in SCIM's error schema (RFC 7644 §3.12), the same for every refusal there.
+    const scimReference = await gw.request('GET', '/api/auth/scim/v2/Users');
+    assert.equal(scimReference.status, 401);
+    assert.deepEqual(scimReference.body, {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+      status: '401',
+      detail: 'A valid SCIM bearer token is required.',
+    });
+    assert.match(scimReference.headers.get('content-type') ?? '', /^application\/scim\+json/);
     const rowsBefore = await gw.ctx.db.query(
       'SELECT (SELECT count(*) FROM workspaces) + (SELECT count(*) FROM api_keys) + (SELECT count(*) FROM users) + (SELECT count(*) FROM tenants) AS n',
     );
@@ -90,9 +112,17 @@ describe('every protected route', () => {
         .replace(':tenantId', tenantId)
         .replace(/:(\w+)/g, (_, name: string) => `${name.replace(/Id$/, '')}_01ABCDEFGHJKMNPQRSTVWXYZ00`);
       const body = ['POST', 'PATCH', 'PUT'].includes(route.method) ? { name: 'x', code: '123456', password: 'p'.repeat(12) } : undefined;
-      for (const [label, headers] of [['no credential', {}], ...Object.entries(credentials)] as const) {
+      const scimRoute = route.access === 'scim';
+      const refused = scimRoute
+        ? { ...credentials, ...scimOnly }
+        : { ...credentials, 'SCIM token': { authorization: `Bearer ${scimToken}` } };
+      for (const [label, headers] of [['no credential', {}], ...Object.entries(refused)] as const) {
         const response = await gw.request(route.method, path, { headers, ...(body ? { json: body } : {}) });
         assert.equal(response.status, 401, `${route.method} ${route.url} with ${label}`);
+        if (scimRoute) {
+          assert.deepEqual(response.body, scimReference.body, `${route.method} ${route.url} with ${label}`);
+          continue;
+        }
         assert.deepEqual(
           withoutCorrelation(response.body),
           withoutCorrelation((/^\/api\/llm\/v1\//.test(route.url) ? llmReference : reference).body),
@@ -142,7 +172,17 @@ describe('every route, as its declared access says', () => {
 
   it('has routes of every access level, so that every rule of the matrix is exercised', () => {
     const levels = new Set(routes().map((r) => r.access));
-    for (const level of ['public', 'signedIn', 'tenant', 'tenantEditor', 'tenantAdmin', 'platformAdmin', 'personal', 'owner'] as const)
+    for (const level of [
+      'public',
+      'signedIn',
+      'tenant',
+      'tenantEditor',
+      'tenantAdmin',
+      'platformAdmin',
+      'personal',
+      'owner',
+      'scim',
+    ] as const)
       assert.ok(levels.has(level), level);
   });
 

@@ -1,5 +1,6 @@
 // Fuzz cases generated from the gateway's route table: for every route and each of
-// three credentials (none, an API key, a platform + tenant admin's access token), a
+// three credentials (none, an API key, a platform + tenant admin's access token; on the
+// SCIM routes a SCIM token in place of the API key), a
 // seeded mix of valid bodies, one-field mutations, hostile whole bodies, prototype
 // keys, odd content types, malformed JSON, path variants and odd headers.
 import type { RouteSummary } from '../../../src/gateway/fastify-types.js';
@@ -9,8 +10,11 @@ import { fieldPaths, hostileValue, setAt, validValue, type Hint, type Schema } f
 import { bodyVariant, malformedJson, pathVariant, headerVariant, garbageId } from './variants.js';
 import { specialCases } from './specials.js';
 
-export type CredentialKind = 'none' | 'apiKey' | 'adminJwt';
+export type CredentialKind = 'none' | 'apiKey' | 'adminJwt' | 'scimToken';
 export const CREDENTIALS: CredentialKind[] = ['none', 'apiKey', 'adminJwt'];
+/** The SCIM routes take a SCIM token and nothing else: the admin's token is there to be refused. */
+const SCIM_CREDENTIALS: CredentialKind[] = ['none', 'scimToken', 'adminJwt'];
+const credentialsOf = (route: RouteSummary) => (route.access === 'scim' ? SCIM_CREDENTIALS : CREDENTIALS);
 
 /** What the fuzz acts on and with. Ids are of throwaway records, so a valid PATCH or DELETE cannot take the fuzz's own credentials away. */
 export interface Fixture {
@@ -20,6 +24,8 @@ export interface Fixture {
   tenantB: string;
   apiKey: string;
   adminJwt: string;
+  /** Tenant A's SCIM token. */
+  scimToken: string;
   /** Throwaway user and key of tenant B; workspace, collection and document of tenant A; API-created node. */
   ids: {
     userId: string;
@@ -33,6 +39,9 @@ export interface Fixture {
     threadId: string;
     messageId: string;
     assistantId: string;
+    /** A throwaway user and group tenant A's SCIM token provisioned (a valid DELETE may remove them). */
+    scimUserId: string;
+    scimGroupId: string;
   };
   /** A loopback address nobody listens on: pulls and node health checks fail at once, nothing leaves the machine. */
   closedUrl: string;
@@ -64,7 +73,9 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** `total` cases (plus the specials), spread over routes and credentials by weight, in a seeded order. */
 export function* generateCases(routes: RouteSummary[], fx: Fixture, rng: Rng, total: number): Generator<FuzzCase> {
-  const pairs = routes.flatMap((route) => CREDENTIALS.map((credential) => ({ route, credential, weight: weightOf(route, credential) })));
+  const pairs = routes.flatMap((route) =>
+    credentialsOf(route).map((credential) => ({ route, credential, weight: weightOf(route, credential) })),
+  );
   const sum = pairs.reduce((s, p) => s + p.weight, 0);
   const schedule: (number | 'special')[] = [];
   pairs.forEach((p, i) => {
@@ -87,6 +98,7 @@ export function* generateCases(routes: RouteSummary[], fx: Fixture, rng: Rng, to
 function weightOf(route: RouteSummary, credential: CredentialKind): number {
   let weight = route.schema.body ? 3 : 1;
   if (credential === 'none' && route.access !== 'public') weight *= 0.4;
+  if (credential === 'adminJwt' && route.access === 'scim') weight *= 0.4;
   if (route.url === '/api/llm/v1/chat/stream') weight *= 0.3;
   return weight;
 }
@@ -184,7 +196,8 @@ function poisonedCase(base: FuzzCase, route: RouteSummary, schema: Schema | unde
 function withJsonBody(c: FuzzCase, value: unknown, route: RouteSummary): FuzzCase {
   if (value === undefined) return c;
   const json = toJsonText(value);
-  const refused = route.url === '/api/llm/v1/chat/stream' ? [410] : route.access !== 'public' && c.credential === 'none' ? [401] : [400];
+  const stopsAtEdge = route.access === 'scim' ? c.credential !== 'scimToken' : route.access !== 'public' && c.credential === 'none';
+  const refused = route.url === '/api/llm/v1/chat/stream' ? [410] : stopsAtEdge ? [401] : [400];
   return {
     ...c,
     headers: { 'content-type': 'application/json', ...c.headers },
@@ -210,6 +223,14 @@ function credentialHeaders(kind: CredentialKind, fx: Fixture, rng: Rng): Credent
       { headers: { authorization: `Bearer ${fx.apiKey}` }, label: 'key as Bearer' },
       { headers: { 'x-api-key': `  ${fx.apiKey}  ` }, label: 'key padded with spaces' },
     ]);
+  }
+  if (kind === 'scimToken') {
+    return rng.chance(0.85)
+      ? { headers: { authorization: `Bearer ${fx.scimToken}` }, label: 'SCIM token' }
+      : {
+          headers: { authorization: `bearer  ${fx.scimToken}`, 'x-api-key': fx.apiKey },
+          label: 'SCIM token, odd scheme case, an API key beside',
+        };
   }
   if (kind === 'adminJwt') {
     return rng.chance(0.85)
@@ -259,6 +280,14 @@ function fillParams(route: RouteSummary, fx: Fixture, rng: Rng, engine: string, 
         return fx.ids.messageId;
       case 'assistantId':
         return fx.ids.assistantId;
+      case 'scimUserId':
+        return fx.ids.scimUserId;
+      case 'scimGroupId':
+        return fx.ids.scimGroupId;
+      case 'resourceTypeId':
+        return rng.pick(['User', 'Group', 'user']);
+      case 'schemaId':
+        return rng.pick(['urn:ietf:params:scim:schemas:core:2.0:User', 'urn:ietf:params:scim:schemas:core:2.0:Group']);
       case 'engine':
         return engine;
       default:

@@ -15,8 +15,41 @@ export function check(c: FuzzCase, a: Answer): [string, string][] {
   if (a.size > BODY_LIMIT && !sizedByRequest(c, a)) found.push(['body over 64 KiB', `${a.size} bytes`]);
   if (c.expect && !c.expect.statuses.includes(a.status) && !(mcpEndpoint(c) && a.status === 405))
     found.push([`expected ${c.expect.statuses.join('/')}`, `${c.expect.why}; got ${a.status}`]);
-  if (a.status >= 400) found.push(...(mcpEndpoint(c) && !isProblem(a) ? jsonRpcShape(c, a) : problemShape(c, a)));
+  if (a.status >= 400)
+    found.push(...(mcpEndpoint(c) && !isProblem(a) ? jsonRpcShape(c, a) : scimEndpoint(c, a) ? scimErrorShape(c, a) : problemShape(c, a)));
   return found;
+}
+
+/**
+ * The SCIM routes answer every refusal in SCIM's error schema (RFC 7644 §3.12), the
+ * edge's 401 included. A mangled path (double slashes, an encoded letter) may reach no
+ * SCIM route and be answered by the gateway itself, in problem+json: either shape is
+ * then right, as long as it is one of them whole.
+ */
+function scimEndpoint(c: FuzzCase, a: Answer): boolean {
+  if (!/^[A-Z]+ \/api\/auth\/scim\/v2\//.test(c.route)) return false;
+  return c.path.startsWith('/api/auth/scim/v2/') || !isProblem(a);
+}
+
+function scimErrorShape(c: FuzzCase, a: Answer): [string, string][] {
+  const value = a.headers['content-type'];
+  const contentType = (Array.isArray(value) ? value.join(', ') : value) ?? '(none)';
+  if (!contentType.startsWith('application/scim+json')) return [['SCIM error not application/scim+json', `content-type ${contentType}`]];
+  if (!a.headers['x-correlation-id']) return [['error without X-Correlation-ID', 'no header']];
+  if (c.method === 'HEAD' || a.size > BODY_LIMIT) return [];
+  let body: any;
+  try {
+    body = JSON.parse(a.body.toString('utf8'));
+  } catch {
+    return [['SCIM error body not JSON', 'unparsable']];
+  }
+  if (
+    body?.schemas?.[0] !== 'urn:ietf:params:scim:api:messages:2.0:Error' ||
+    body.status !== String(a.status) ||
+    typeof body.detail !== 'string'
+  )
+    return [['SCIM error fields wrong', JSON.stringify(body).slice(0, 200)]];
+  return [];
 }
 
 /**

@@ -9,6 +9,8 @@ import { startFakeOllama, startFakeOpenAI } from '../../helpers/fake-engines/ind
 import { closedLoopbackUrl } from '../../helpers/closed-port.js';
 import { gatewayOver } from '../../llm/chat-support.js';
 import { createApiKey } from '../support.js';
+import { issueScimToken } from '../../../src/areas/auth/scim-tokens/service.js';
+import { SCHEMA } from '../../../src/areas/auth/scim/protocol.js';
 import { Rng } from './prng.js';
 import { generateCases, type Fixture, type FuzzCase } from './cases.js';
 import { send, type Answer } from './send.js';
@@ -39,6 +41,10 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   const throwaway = await seedTenant(gw, 'fuzzb');
   const adminJwt = await tokenFor(gw, admin.admin.id, admin.tenantId);
   const apiKey = (await createApiKey(gw, admin.tenantId, 'fuzz')).key;
+  const scimToken = (await issueScimToken(gw.ctx, admin.tenantId, { name: 'fuzz' }, admin.admin.id)).token;
+  const scimAs = (resource: string, json: object) => gw.request('POST', `/api/auth/scim/v2/${resource}`, { token: scimToken, json });
+  const scimUser = await scimAs('Users', { schemas: [SCHEMA.user], userName: 'fuzz-target@example.test' });
+  const scimGroup = await scimAs('Groups', { schemas: [SCHEMA.group], displayName: 'fuzz target', members: [{ value: scimUser.body.id }] });
   const closedUrl = await closedLoopbackUrl();
   const workspace = await gw.request('POST', '/api/os/workspaces', { apiKey, json: { name: 'fuzz target' } });
   const node = await gw.request('POST', '/api/llm/v1/nodes', {
@@ -70,11 +76,14 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
   assert.equal(node.status, 201, node.text);
   assert.equal(collection.status, 201, collection.text);
   assert.equal(document.status, 202, document.text);
+  assert.equal(scimUser.status, 201, scimUser.text);
+  assert.equal(scimGroup.status, 201, scimGroup.text);
   const fx: Fixture = {
     tenantA: admin.tenantId,
     tenantB: throwaway.tenantId,
     apiKey,
     adminJwt,
+    scimToken,
     ids: {
       userId: (await seedUser(gw, throwaway.tenantId)).id,
       keyId: (await createApiKey(gw, throwaway.tenantId, 'throwaway')).id,
@@ -86,6 +95,8 @@ export async function startFuzzTarget(): Promise<FuzzTarget> {
       threadId: thread.body.id,
       messageId: messages.body.data[0].id,
       assistantId: assistant.body.id,
+      scimUserId: scimUser.body.id,
+      scimGroupId: scimGroup.body.id,
     },
     closedUrl,
     chatModel: CHAT_MODEL,

@@ -112,6 +112,16 @@ export const apiKeyRepository = {
     return row;
   },
 
+  /** Revokes every active key `userId` created (their account ended: SCIM deactivation); the ids revoked. */
+  async revokeCreatedBy(q: Queryable, tenantId: string, userId: string) {
+    const rows = await q.query<{ id: string }>(
+      `UPDATE api_keys SET status = 'revoked', revoked_at = COALESCE(revoked_at, now())
+        WHERE tenant_id = $1 AND created_by = $2 AND status = 'active' RETURNING id`,
+      [tenantId, userId],
+    );
+    return rows.map((r) => r.id);
+  },
+
   async delete(q: Queryable, tenantId: string, id: string) {
     const rows = await q.query('DELETE FROM api_keys WHERE tenant_id = $1 AND id = $2 RETURNING id', [tenantId, id]);
     return rows.length > 0;

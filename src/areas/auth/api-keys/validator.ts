@@ -21,6 +21,8 @@ import type { LastUsedRecorder } from './last-used.js';
 interface CachedKey {
   keyId: string | undefined; // undefined: no such key (negative entry)
   tenantId: string | undefined;
+  /** The user who created the key: a `user` event for them (their account ended) drops it too. */
+  createdBy: string | null;
   principal: Principal | undefined; // undefined: known but unusable (revoked, tenant disabled)
   expiresAt: number | undefined;
 }
@@ -50,6 +52,8 @@ export class ApiKeyValidator {
     bus.subscribe((event) => {
       if (event.kind === 'apiKey') this.cache.invalidateWhere((entry) => entry.keyId === event.id);
       if (event.kind === 'tenant') this.cache.invalidateWhere((entry) => entry.tenantId === event.id);
+      // Ending a user's access revokes the keys they created (scim/access.ts) and says so once, for all of them.
+      if (event.kind === 'user') this.cache.invalidateWhere((entry) => entry.createdBy === event.id);
     });
   }
 
@@ -86,14 +90,15 @@ export class ApiKeyValidator {
       status: string;
       expires_at: Date | null;
       tenant_status: string;
+      created_by: string | null;
       limits: unknown;
       mcp: { allow?: unknown } | null;
     }>(
-      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, k.limits, k.mcp, t.status AS tenant_status
+      `SELECT k.id, k.tenant_id, k.customer_id, k.scopes, k.status, k.expires_at, k.limits, k.mcp, k.created_by, t.status AS tenant_status
          FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = $1`,
       [hash],
     );
-    if (!row) return { keyId: undefined, tenantId: undefined, principal: undefined, expiresAt: undefined };
+    if (!row) return { keyId: undefined, tenantId: undefined, createdBy: null, principal: undefined, expiresAt: undefined };
     const usable = row.status === 'active' && row.tenant_status === 'active';
     const principal: Principal = { tenantId: row.tenant_id, kind: 'apiKey', subject: row.id, roles: [], scopes: row.scopes };
     if (row.customer_id) principal.customerId = row.customer_id;
@@ -101,6 +106,12 @@ export class ApiKeyValidator {
     if (row.limits) principal.limits = limitsFrom(row.limits);
     // So is its MCP grant (the same `apiKey` event drops it).
     if (row.mcp) principal.mcpAllow = grantListFrom(row.mcp.allow);
-    return { keyId: row.id, tenantId: row.tenant_id, principal: usable ? principal : undefined, expiresAt: row.expires_at?.getTime() };
+    return {
+      keyId: row.id,
+      tenantId: row.tenant_id,
+      createdBy: row.created_by,
+      principal: usable ? principal : undefined,
+      expiresAt: row.expires_at?.getTime(),
+    };
   }
 }

@@ -14,6 +14,8 @@ export interface AccessTokenClaims {
   expiresAt: number;
   /** The session (refresh-token family) the token was issued in: `sid`; absent on tokens issued outside one. */
   sessionId?: string;
+  /** The user's session epoch when it was issued (`sep`); absent: 0 (tokens from before epochs). */
+  sessionEpoch?: number;
 }
 
 export class AccessTokens {
@@ -25,10 +27,15 @@ export class AccessTokens {
     private readonly ttlMinutes: number,
   ) {}
 
-  async issue(userId: string, tenantId: string, sessionId?: string): Promise<{ token: string; expiresAt: Date }> {
+  async issue(userId: string, tenantId: string, sessionId?: string, sessionEpoch = 0): Promise<{ token: string; expiresAt: Date }> {
     const expiresAt = new Date(Date.now() + this.ttlMinutes * 60_000);
     // `sid` names the session, so the Account page can tell the caller's own session apart (and spare it).
-    const token = await new SignJWT({ tid: tenantId, ...(sessionId ? { sid: sessionId } : {}) })
+    // `sep`: the user's session epoch, so a token issued before a deactivation stays refused after a reactivation.
+    const token = await new SignJWT({
+      tid: tenantId,
+      ...(sessionId ? { sid: sessionId } : {}),
+      ...(sessionEpoch ? { sep: sessionEpoch } : {}),
+    })
       .setProtectedHeader({ alg: 'EdDSA', typ: ACCESS_TOKEN_TYPE, kid: this.secrets.jwt.kid })
       .setSubject(userId)
       .setIssuer(this.issuer)
@@ -59,6 +66,7 @@ export class AccessTokens {
       if (typeof payload.sub !== 'string' || typeof payload.tid !== 'string' || typeof payload.exp !== 'number') return undefined;
       const claims: AccessTokenClaims = { userId: payload.sub, tenantId: payload.tid, expiresAt: payload.exp * 1000 };
       if (typeof payload.sid === 'string') claims.sessionId = payload.sid;
+      if (typeof payload.sep === 'number') claims.sessionEpoch = payload.sep;
       this.verified.set(token, claims, claims.expiresAt - Date.now());
       return claims;
     } catch {

@@ -68,7 +68,9 @@ export async function login(
   try {
     const row = await userByLogin(deps, input.username);
     // Unknown users are checked against a decoy hash so both cases take as long.
-    const passwordOk = await verifyPassword(input.password, row?.password_hash ?? (await decoyHash()));
+    // …and so are accounts with no password (SCIM-provisioned ones sign in through their identity provider).
+    const stored = row?.password_hash.startsWith('scrypt$') ? row.password_hash : undefined;
+    const passwordOk = (await verifyPassword(input.password, stored ?? (await decoyHash()))) && stored !== undefined;
     const active = row && passwordOk ? (await deps.auth.accounts.get(row.id))?.active === true : false;
     // An ssoOnly tenant's members (and its admins without TOTP) get the wrong-password answer.
     const refused =
@@ -198,6 +200,6 @@ function refreshExpiry(deps: Pick<SessionDeps, 'config'>): Date {
 }
 
 async function accessToken(deps: Pick<SessionDeps, 'auth'>, user: UserRow, sessionId: string) {
-  const { token, expiresAt } = await deps.auth.accessTokens.issue(user.id, user.tenant_id, sessionId);
+  const { token, expiresAt } = await deps.auth.accessTokens.issue(user.id, user.tenant_id, sessionId, user.session_epoch);
   return { token, expiresAt: expiresAt.toISOString() };
 }

@@ -183,15 +183,15 @@ export function roleFromMapping(mapping: Record<string, MappedRole>, groups: rea
 
 /**
  * The role a tenant's groups give, through the role mappings of all its enabled
- * connections (admin over member; null when none maps any of the groups). For the SCIM
- * side: groups map to roles only through roleMapping, and never to platform_admin.
+ * connections (admin over member), for the SCIM side: groups map to roles only through
+ * roleMapping, and never to platform_admin. As at an SSO sign-in, where the tenant maps
+ * groups at all, groups none of which is mapped give member (leaving the admins' group
+ * demotes); null only where no enabled connection maps any group: roles are left alone.
  */
 export async function roleForGroups(db: Queryable | Database, tenantId: string, groups: string[]): Promise<MappedRole | null> {
-  let role: MappedRole | null = null;
-  for (const mapping of await connectionRepository.roleMappings(db, tenantId)) {
-    const mapped = roleFromMapping(mapping, groups);
-    if (mapped === 'admin') return 'admin';
-    role ??= mapped;
-  }
+  const mappings = (await connectionRepository.roleMappings(db, tenantId)).filter((mapping) => Object.keys(mapping).length > 0);
+  if (mappings.length === 0) return null;
+  let role: MappedRole = 'member';
+  for (const mapping of mappings) if (roleFromMapping(mapping, groups) === 'admin') role = 'admin';
   return role;
 }

@@ -47,13 +47,9 @@ export class SignInRefused extends Error {
   }
 }
 
-/**
- * TODO(SCIM merge): find the tenant's SCIM-provisioned user whose externalId equals
- * `subjectValue` (the column issue 30's SCIM migration 0018 adds to users). Returns
- * nothing until that column exists.
- */
-export async function findProvisionedUser(_q: Queryable, _tenantId: string, _subjectValue: string): Promise<UserRow | undefined> {
-  return undefined;
+/** The tenant's SCIM-provisioned user whose externalId is the connection's subject claim's value (Entra ID's `oid`, Okta's id). */
+export function findProvisionedUser(q: Queryable, tenantId: string, subjectValue: string): Promise<UserRow | undefined> {
+  return ssoUserRepository.provisionedByExternalId(q, tenantId, subjectValue);
 }
 
 type Deps = Pick<SsoDeps, 'db'>;

@@ -288,6 +288,15 @@ export const logoutTokenRepository = {
 
 /** The users rows an SSO sign-in reads and writes: in the connection's tenant only. */
 export const ssoUserRepository = {
+  /** A SCIM-provisioned user of the tenant by its externalId (users.external_id, migration 0018). */
+  async provisionedByExternalId(q: Queryable, tenantId: string, externalId: string) {
+    const [row] = await q.query<UserRow>("SELECT * FROM users WHERE tenant_id = $1 AND external_id = $2 AND provisioned_by = 'scim'", [
+      tenantId,
+      externalId,
+    ]);
+    return row;
+  },
+
   /** The tenant's account with this address (addresses are unique across tenants, so at most one). */
   async byEmailInTenant(q: Queryable, tenantId: string, email: string) {
     const [row] = await q.query<UserRow>('SELECT * FROM users WHERE tenant_id = $1 AND lower(email) = lower($2)', [tenantId, email]);

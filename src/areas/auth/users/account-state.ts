@@ -12,6 +12,8 @@ export interface AccountState {
   tenantId: string;
   roles: RoleName[];
   active: boolean; // user and tenant both active
+  /** Access tokens of another epoch are refused (users.session_epoch, bumped when every credential ends). */
+  sessionEpoch: number;
 }
 
 const TTL_MS = 60_000;
@@ -45,13 +47,25 @@ export class AccountStates {
   }
 
   private async read(userId: string): Promise<AccountState | null> {
-    const [row] = await this.db.query<{ tenant_id: string; roles: RoleName[]; status: string; tenant_status: string }>(
-      `SELECT u.tenant_id, u.roles, u.status, t.status AS tenant_status
+    const [row] = await this.db.query<{
+      tenant_id: string;
+      roles: RoleName[];
+      status: string;
+      tenant_status: string;
+      session_epoch: number;
+    }>(
+      `SELECT u.tenant_id, u.roles, u.status, u.session_epoch, t.status AS tenant_status
          FROM users u JOIN tenants t ON t.id = u.tenant_id WHERE u.id = $1`,
       [userId],
     );
     return row
-      ? { userId, tenantId: row.tenant_id, roles: row.roles, active: row.status === 'active' && row.tenant_status === 'active' }
+      ? {
+          userId,
+          tenantId: row.tenant_id,
+          roles: row.roles,
+          active: row.status === 'active' && row.tenant_status === 'active',
+          sessionEpoch: row.session_epoch,
+        }
       : null;
   }
 }

@@ -14,6 +14,14 @@ export interface UserRow {
   totp_secret: string | null;
   totp_enabled: boolean;
   totp_last_step: number | null;
+  /** SCIM (0018): the identity provider's id of the person, case-exact, unique in the tenant. */
+  external_id: string | null;
+  /** NULL: a local account; 'scim': created by the tenant's SCIM client, managed by it. */
+  provisioned_by: string | null;
+  display_name: string | null;
+  scim_profile: Record<string, unknown>;
+  /** Access tokens of an earlier epoch are refused (account-state.ts). */
+  session_epoch: number;
   created_at: Date;
   updated_at: Date;
 }
@@ -34,13 +42,33 @@ export const userRepository = {
     return created!;
   },
 
-  /** Login accepts a username or an e-mail address in one field. */
+  /**
+   * Login accepts a username or an e-mail address in one field. A login with an @ is an
+   * e-mail address, or the username of a SCIM-provisioned account (the identity
+   * provider's userName, a UPN such as bob@corp.example): an e-mail address wins, and
+   * SCIM refuses a userName that is another account's e-mail address (scim/users.ts).
+   */
   async findByLogin(q: Queryable, login: string) {
     const [row] = await q.query<UserRow>(
-      login.includes('@') ? 'SELECT * FROM users WHERE lower(email) = lower($1)' : 'SELECT * FROM users WHERE lower(username) = lower($1)',
+      login.includes('@')
+        ? `SELECT * FROM users WHERE lower(email) = lower($1) OR lower(username) = lower($1)
+            ORDER BY (lower(email) IS NOT DISTINCT FROM lower($1)) DESC LIMIT 1`
+        : 'SELECT * FROM users WHERE lower(username) = lower($1)',
       [login],
     );
     return row;
+  },
+
+  /**
+   * Whether `email` is another account's username: a SCIM-provisioned username may be
+   * e-mail-shaped (scim/users.ts), and one sign-in name must find one account.
+   */
+  async emailIsAUsername(q: Queryable, email: string, exceptUserId: string | null) {
+    const rows = await q.query('SELECT 1 FROM users WHERE lower(username) = lower($1) AND ($2::text IS NULL OR id <> $2)', [
+      email,
+      exceptUserId,
+    ]);
+    return rows.length > 0;
   },
 
   async get(q: Queryable, id: string) {

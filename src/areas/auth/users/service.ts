@@ -91,9 +91,12 @@ function uniqueViolationAsConflict(error: unknown): never {
   throw error;
 }
 
+const emailInUse = () => new AppError('CONFLICT', 'That e-mail address is already in use.');
+
 export async function createUser(deps: Pick<UserDeps, 'db'>, input: NewUser): Promise<User> {
   checkNewUser(input);
   await existingTenant(deps, input.tenantId);
+  if (input.email !== undefined && (await userRepository.emailIsAUsername(deps.db, input.email, null))) throw emailInUse();
   const passwordHash = await hashPassword(input.password);
   try {
     const row = await userRepository.insert(deps.db, {
@@ -205,6 +208,7 @@ export async function updateUser(deps: UserDeps, principal: Principal, tenantId:
   if (patch.email !== undefined && patch.email !== null) checkEmail(patch.email);
   if (patch.roles) checkRoles(patch.roles);
   if (patch.password !== undefined) checkPassword(patch.password);
+  if (patch.email && (await userRepository.emailIsAUsername(deps.db, patch.email, target.id))) throw emailInUse();
   if (principal.subject === target.id) {
     if (patch.status === 'disabled') throw new AppError('CONFLICT', 'You cannot disable your own account.');
     const dropped = patch.roles && PRIVILEGED.filter((role) => target.roles.includes(role) && !patch.roles!.includes(role));

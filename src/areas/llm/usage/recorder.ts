@@ -7,10 +7,12 @@
 // cannot hold back every row queued after it.
 import { isDataRefusal, type Database } from '../../../platform/db/database.js';
 import type { LlmObserver } from '../observer.js';
+import type { Principal } from '../../../platform/identity.js';
 
 export interface UsageEntry {
   tenantId: string;
-  principalKind: 'user' | 'apiKey';
+  /** `user` or `apiKey`: a SCIM token never reaches a model route (the edge and guard.ts refuse it there). */
+  principalKind: Principal['kind'];
   principalId: string;
   customerId?: string | undefined;
   /** e.g. `chat/completions`. */
