@@ -11,8 +11,9 @@
 // reaches the IdP's end-session page and comes back; a tenant link starts its
 // connection (and a bad one says so); a refused sign-in shows its reason with the
 // address cleaned; a user with TOTP is asked for it after SSO; a member is not allowed
-// on the page; the platform admin reaches any tenant's page from Tenants; the Users
-// page's "verified" tick; axe in light and dark, and 390 px wide.
+// on the page; the platform admin reaches any tenant's page from Tenants; a SCIM token
+// is shown once (with Copy, and it works against the SCIM API) and only masked after,
+// until deleted; the Users page's "verified" tick; axe in light and dark, and 390 px wide.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -314,6 +315,67 @@ describe('console single sign-on', () => {
       { ...clientOf({ id: oktaId, clientId: 'acme-okta', clientSecret: oktaSecret }), token_endpoint_auth_method: 'client_secret_post' },
     ]);
     idpB.users.set('olga', { email: 'olga@okta.acme.example', email_verified: true, groups: ['okta-admins'] });
+  });
+
+  it('shows a new SCIM token once, with Copy, then only masked; it provisions until it is deleted', async () => {
+    const walk = await openWalk(browser, origin);
+    await walk.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    const page = await walk.newPage();
+    await signIn(page, origin, admin, '/sso');
+    await settle(page, 'Single sign-on');
+    await page.getByRole('heading', { name: 'SCIM provisioning' }).waitFor();
+    assert.equal(await page.getByLabel('SCIM base URL', { exact: true }).inputValue(), `${origin}/api/auth/scim/v2`);
+    await page.getByText('No SCIM token').waitFor();
+
+    await page.getByRole('button', { name: 'Create a SCIM token' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Create a SCIM token' });
+    await dialog.getByLabel('Name', { exact: true }).fill('Okta provisioning');
+    await dialog.getByLabel('Expires (optional)').fill('2031-01-15');
+    await dialog.getByRole('button', { name: 'Create token' }).click();
+    const field = dialog.getByLabel('Your new SCIM token', { exact: true });
+    await field.waitFor();
+    const token = await field.inputValue();
+    assert.match(token, /^scim_/);
+    await dialog.getByText('It will not be shown again').waitFor();
+    assert.equal(await dialog.getByLabel('SCIM base URL', { exact: true }).inputValue(), `${origin}/api/auth/scim/v2`);
+    await dialog.getByRole('button', { name: 'Copy Your new SCIM token' }).click();
+    await page.getByText('Copied to the clipboard.').first().waitFor();
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), token);
+    await audit(page, 'sso-scim-token-once-light');
+
+    // The token is the tenant's SCIM bearer.
+    const users = await gw.process.request('GET', '/api/auth/scim/v2/Users', { token });
+    assert.equal(users.status, 200, users.text);
+
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const row = page.getByRole('row', { name: /Okta provisioning/ });
+    await row.waitFor();
+    const masked = (await api('GET', `/api/auth/tenants/${tenantId}/scim-tokens`)).body.data[0];
+    assert.equal(masked.name, 'Okta provisioning');
+    assert.equal(new Date(masked.expiresAt).getFullYear(), 2031);
+    await row.getByText(masked.maskedToken).waitFor();
+    assert.notEqual(masked.maskedToken, token);
+    const shown = await page.evaluate(
+      () => document.body.innerText + [...document.querySelectorAll('input')].map((input) => input.value).join(' '),
+    );
+    assert.ok(!shown.includes(token), 'once closed, the token is nowhere on the page');
+    // Opened again, the dialog is a new form: the old token is gone.
+    await page.getByRole('button', { name: 'Create a SCIM token' }).click();
+    assert.equal(await dialog.getByLabel('Your new SCIM token', { exact: true }).count(), 0);
+    await dialog.getByLabel('Name', { exact: true }).waitFor();
+    await page.keyboard.press('Escape');
+    await keepScreenshot(page, 'sso-scim-light');
+
+    await page.getByRole('button', { name: 'Delete SCIM token Okta provisioning' }).click();
+    await page.getByRole('dialog', { name: 'Delete a SCIM token' }).getByRole('button', { name: 'Delete token' }).click();
+    await page.getByText('SCIM token Okta provisioning deleted.').waitFor();
+    await page.getByText('No SCIM token').waitFor();
+    assert.equal((await gw.process.request('GET', '/api/auth/scim/v2/Users', { token })).status, 401);
+    assert.ok(!gw.process.output().includes(token), 'the SCIM token is in no log line');
+    assert.deepEqual(failures, [], failures.join('\n'));
+    assertClean(walk);
+    await walk.context.close();
   });
 
   it('signs in by e-mail discovery through the IdP, lands signed in at the page asked for, and signs out at the IdP too', async () => {

@@ -13,6 +13,7 @@ import { compute } from './en/compute.js';
 import { usage } from './en/usage.js';
 import { tenants } from './en/tenants.js';
 import { sso } from './en/sso.js';
+import { scim } from './en/scim.js';
 
 export const en = {
   ...common,
@@ -28,4 +29,5 @@ export const en = {
   ...usage,
   ...tenants,
   ...sso,
+  ...scim,
 } as const;

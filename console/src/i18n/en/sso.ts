@@ -3,7 +3,7 @@ export const sso = {
   'sso.title': 'Single sign-on',
   'sso.tenant': 'Tenant: {name}',
   'sso.intro':
-    'Let this tenant’s people sign in through your identity provider (Entra ID, Okta, Google Workspace, Keycloak or any OpenID Connect provider). Add a connection, then enter its URLs at the provider.',
+    'Let this tenant’s people sign in through your identity provider (Entra ID, Okta, Google Workspace, Keycloak or any OpenID Connect provider). Add a connection, then enter its URLs at the provider; SCIM provisioning, below, lets the provider create and deactivate accounts too.',
   'sso.create': 'Add a connection',
   'sso.connections': 'Connections',
   'sso.empty': 'No connection yet: everyone signs in with a password.',

@@ -1,6 +1,7 @@
 // /sso (a tenant admin's own tenant) and /tenants/:tenantId/sso (a platform admin, any
 // tenant): the tenant's single sign-on connections, each a card with what it does and
-// the URLs to enter at the identity provider; add, edit, turn on or off, delete.
+// the URLs to enter at the identity provider; add, edit, turn on or off, delete. Then
+// SCIM provisioning: its base URL and the tenant's SCIM tokens (scim-section.tsx).
 import './sso.css';
 import { useState } from 'preact/hooks';
 import type { Tenant } from '../../../../src/areas/auth/tenants/schemas.js';
@@ -13,6 +14,7 @@ import { PageHeader } from '../../ui/page-header.js';
 import { useLoad } from '../../ui/use-load.js';
 import { ConnectionDialog, DeleteConnectionDialog, ToggleDialog } from './connection-dialogs.js';
 import { ConnectionUrls } from './connection-urls.js';
+import { ScimSection } from './scim-section.js';
 
 export function SsoPage(props: { tenantId?: string }) {
   const state = sessionState();
@@ -56,11 +58,18 @@ export function SsoPage(props: { tenantId?: string }) {
           ))}
         </ul>
       </section>
+      <ScimSection tenantPath={tenantPath} origin={publicOrigin(connections)} />
       <ConnectionDialog base={base} target={editing} onClose={() => setEditing(null)} onChanged={refresh} />
       <ToggleDialog base={base} target={toggling} onClose={() => setToggling(null)} onChanged={refresh} />
       <DeleteConnectionDialog base={base} target={deleting} onClose={() => setDeleting(null)} onChanged={refresh} />
     </section>
   );
+}
+
+/** The origin the gateway's own URLs are built on (GATEWAY_PUBLIC_URL, as a connection's redirect URI shows it), else the browser's. */
+function publicOrigin(connections: SsoConnection[]): string {
+  const first = connections[0];
+  return first ? new URL(first.redirectUri).origin : location.origin;
 }
 
 function ConnectionCard(props: { connection: SsoConnection; onEdit: () => void; onToggle: () => void; onDelete: () => void }) {
