@@ -357,7 +357,7 @@ describe('console single sign-on', () => {
     await row.getByText(masked.maskedToken).waitFor();
     assert.notEqual(masked.maskedToken, token);
     const shown = await page.evaluate(
-      () => document.body.innerText + [...document.querySelectorAll('input')].map((input) => input.value).join(' '),
+      () => (document.body.textContent ?? '') + [...document.querySelectorAll('input')].map((input) => input.value).join(' '),
     );
     assert.ok(!shown.includes(token), 'once closed, the token is nowhere on the page');
     // Opened again, the dialog is a new form: the old token is gone.
