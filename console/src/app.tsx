@@ -1,8 +1,10 @@
 // The root: restore the session from the refresh cookie, then either the sign-in page
-// or the signed-in shell (fetched as its own chunk on first need).
+// or the signed-in shell (fetched as its own chunk on first need). What a single sign-on
+// brought back in the address (a TOTP step still to do, a refusal) is read first.
 import type { FunctionComponent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { onSessionChange, refresh, sessionState, type SessionState, type User } from './api/session.js';
+import { onSessionChange, refresh, sessionState, startSignedOut, type SessionState, type User } from './api/session.js';
+import { clearSsoReturn, takeSsoReturn } from './api/sso-return.js';
 import { t } from './i18n/index.js';
 import { SignInPage } from './pages/sign-in-page.js';
 import { Notices } from './ui/notices.js';
@@ -26,7 +28,10 @@ export function App() {
   const [state, setState] = useState<SessionState>(sessionState());
   useEffect(() => {
     const stop = onSessionChange(setState);
-    if (sessionState().status === 'loading') void refresh();
+    // A sign-in waiting for its TOTP code is a new sign-in: the cookie of an older session is not asked.
+    if (takeSsoReturn().twoFactorToken) startSignedOut();
+    // Signed in already: a tenant link or a refusal has nothing left to do.
+    else if (sessionState().status === 'loading') void refresh().then((signedIn) => signedIn && clearSsoReturn());
     return stop;
   }, []);
   const Shell = useShell(state.status === 'signedIn');

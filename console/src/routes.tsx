@@ -13,6 +13,7 @@ import { KeysPage } from './pages/keys/keys-page.js';
 import { ConversationsPage } from './pages/playground/conversations-page.js';
 import { PlaygroundPage } from './pages/playground/playground-page.js';
 import { RetrievalPage } from './pages/retrieval/retrieval-page.js';
+import { SsoPage } from './pages/sso/sso-page.js';
 import { TenantsPage } from './pages/tenants/tenants-page.js';
 import { ThreadsPage } from './pages/threads/threads-page.js';
 import { UsagePage } from './pages/usage/usage-page.js';
@@ -44,7 +45,9 @@ export const ROUTES: RouteDef[] = [
   { path: '/users', access: 'admin', nav: 'nav.users', render: () => <UsersPage /> },
   { path: '/compute', access: 'admin', nav: 'nav.nodes', render: () => <ComputePage /> },
   { path: '/usage', access: 'admin', nav: 'nav.usage', render: () => <UsagePage /> },
+  { path: '/sso', access: 'admin', nav: 'nav.sso', render: () => <SsoPage /> },
   { path: '/tenants', access: 'platform', nav: 'nav.tenants', render: () => <TenantsPage /> },
+  { path: '/tenants/:tenantId/sso', access: 'platform', render: (p) => <SsoPage tenantId={p.tenantId!} /> },
   { path: '/account', access: 'member', nav: 'nav.account', render: () => <AccountPage /> },
 ];
 

@@ -106,7 +106,17 @@ export async function startIdp(ca: TestCa): Promise<TestIdp> {
         pkce: { required: () => true },
         conformIdTokenClaims: false,
         claims: { openid: ['sub', 'groups', 'oid', 'acr', 'amr'], email: ['email', 'email_verified'], profile: ['name'] },
-        features: { devInteractions: { enabled: false }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
+        features: {
+          devInteractions: { enabled: false },
+          // A plain logout page: the default one loads a web font from another origin (the console's browser walk forbids that).
+          rpInitiatedLogout: {
+            enabled: true,
+            logoutSource: (ctx, form) => {
+              ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Sign out</title></head><body><h1>Sign out of the test IdP?</h1>${form}<button autofocus type="submit" form="op.logoutForm" value="yes" name="logout">Yes, sign me out</button></body></html>`;
+            },
+          },
+          backchannelLogout: { enabled: true },
+        },
         interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
         findAccount: (_ctx, sub) => {
           const user = users.get(sub);

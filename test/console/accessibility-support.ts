@@ -14,6 +14,8 @@ export interface Seeded {
   documentName: string;
   documentId: string;
   threadId: string;
+  /** Tenant a's id: the platform admin opens its single sign-on page from Tenants. */
+  tenantId: string;
 }
 
 /** A workspace, a collection with one ingested document, and a thread, all the platform admin's, made through the API. */
@@ -52,6 +54,23 @@ export async function seedContent(cw: ConsoleWorld): Promise<Seeded> {
     assert.ok(attempt < 600, 'the seeded document never became ready');
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // A single sign-on connection in each of the platform admin's tenant and tenant a, so their pages show a card
+  // (the platform admin may name an issuer on loopback; nothing is fetched from it until someone signs in).
+  for (const tenantId of [cw.world.platform.tenantId, cw.world.a.tenantId]) {
+    const sso = await gw.request('POST', `/api/auth/tenants/${tenantId}/sso/connections`, {
+      token,
+      json: {
+        name: 'Company IdP',
+        issuer: 'https://127.0.0.1:9/realms/company',
+        clientId: 'gateway',
+        clientSecret: 'not-a-real-secret',
+        allowedEmailDomains: ['company.example'],
+        roleMapping: { admins: 'admin', staff: 'member' },
+        jit: true,
+      },
+    });
+    ok(sso, 'create SSO connection');
+  }
   const thread = await gw.request('POST', '/api/llm/v1/threads', {
     token,
     json: { messages: [{ role: 'user', content: 'Which kit does every team carry?' }] },
@@ -65,6 +84,7 @@ export async function seedContent(cw: ConsoleWorld): Promise<Seeded> {
     documentName,
     documentId,
     threadId: thread.body.id,
+    tenantId: cw.world.a.tenantId,
   };
 }
 
@@ -92,7 +112,9 @@ export function everyPage(seeded: Seeded): PageToVisit[] {
     { name: 'users', path: '/users', heading: 'Users' },
     { name: 'compute', path: '/compute', heading: 'Compute' },
     { name: 'usage', path: '/usage', heading: 'Usage' },
+    { name: 'sso', path: '/sso', heading: 'Single sign-on' },
     { name: 'tenants', path: '/tenants', heading: 'Tenants' },
+    { name: 'tenant-sso', path: `/tenants/${seeded.tenantId}/sso`, heading: 'Single sign-on' },
     { name: 'account', path: '/account', heading: 'Account' },
   ];
 }
@@ -132,7 +154,7 @@ export async function auditEveryPage(
   };
 
   await page.goto(`${origin}/`);
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
   assert.equal(
     await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches),
     scheme === 'dark',
@@ -141,7 +163,7 @@ export async function auditEveryPage(
   await audit('sign-in');
   await page.getByLabel('Username or e-mail').fill(admin.username);
   await page.getByLabel('Password').fill(admin.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByText(`Signed in as ${admin.username}`).waitFor();
 
   for (const target of everyPage(seeded)) {

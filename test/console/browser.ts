@@ -59,14 +59,29 @@ export interface Walk {
   newPage(): Promise<Page>;
 }
 
+export interface WalkOptions {
+  dark?: boolean;
+  /**
+   * Other origins the walk may reach: the test's own identity providers (single sign-on
+   * sends the browser there and back). Their certificate is the test's, so the profile
+   * accepts it; the gateway trusts it through NODE_EXTRA_CA_CERTS, not through this.
+   */
+  identityProviders?: string[];
+}
+
 /** A fresh browser profile (cookies, storage) that watches its pages. `origin` is the gateway's. */
-export async function openWalk(browser: Browser, origin: string, options: { dark?: boolean } = {}): Promise<Walk> {
-  const context = await browser.newContext({ colorScheme: options.dark ? 'dark' : 'light', viewport: { width: 1280, height: 860 } });
+export async function openWalk(browser: Browser, origin: string, options: WalkOptions = {}): Promise<Walk> {
+  const allowed = [origin, ...(options.identityProviders ?? [])];
+  const context = await browser.newContext({
+    colorScheme: options.dark ? 'dark' : 'light',
+    viewport: { width: 1280, height: 860 },
+    ...(options.identityProviders?.length ? { ignoreHTTPSErrors: true } : {}),
+  });
   const faults: string[] = [];
   const foreign: string[] = [];
   await context.route('**/*', (route) => {
     const url = route.request().url();
-    if (url.startsWith(`${origin}/`) || url === origin || url.startsWith('data:')) return route.continue();
+    if (allowed.some((start) => url.startsWith(`${start}/`) || url === start) || url.startsWith('data:')) return route.continue();
     foreign.push(url);
     return route.abort('blockedbyclient');
   });

@@ -34,7 +34,7 @@ export async function startConsoleWorld(env: Record<string, string> = {}): Promi
 }
 
 /** Enrols the user in two-factor through the API; returns an authenticator that never reuses a time step. */
-export async function enrolTwoFactor(gw: TestGateway, user: WorldUser): Promise<{ next(): string }> {
+export async function enrolTwoFactor(gw: Pick<TestGateway, 'request'>, user: Pick<WorldUser, 'token'>): Promise<{ next(): string }> {
   const setup = await gw.request('POST', '/api/auth/2fa/setup', { token: user.token });
   const totp = OTPAuth.URI.parse(setup.body.otpauthUri) as OTPAuth.TOTP;
   const stepMs = totp.period * 1000;
@@ -53,6 +53,6 @@ export async function signIn(page: Page, origin: string, user: { username: strin
   await page.goto(origin + path);
   await page.getByLabel('Username or e-mail').fill(user.username);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await page.getByText(`Signed in as ${user.username}`).waitFor();
 }

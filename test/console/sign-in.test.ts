@@ -23,7 +23,7 @@ describe('console sign-in', () => {
     const walk = await openWalk(cw.browser, origin);
     const page = await walk.newPage();
     await page.goto(`${origin}/`);
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     await keepScreenshot(page, 'sign-in');
 
     await page.keyboard.press('Tab');
@@ -65,10 +65,10 @@ describe('console sign-in', () => {
     }
 
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
-    await second.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
+    await second.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
     await second.reload();
-    await second.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await second.getByRole('heading', { name: 'Sign in', exact: true }).waitFor();
 
     assert.deepEqual(walk.foreign, []);
     assert.deepEqual(walk.faults, []);

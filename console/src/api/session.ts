@@ -3,10 +3,12 @@
 // reused one ends the whole family, so two tabs must never refresh at once: refreshes
 // are serialised across tabs with a Web Lock, and a tab that refreshed shares the new
 // access token (and a sign-out) with the others over a BroadcastChannel.
-import type { Session, TwoFactorRequired } from '../../../src/areas/auth/sessions/schemas.js';
+import type { Static } from '@fastify/type-provider-typebox';
+import type { LogoutResponse, Session, TwoFactorRequired } from '../../../src/areas/auth/sessions/schemas.js';
 import { problemOf } from './problem.js';
 
 export type User = Session['user'];
+type LogoutAnswer = Static<typeof LogoutResponse>;
 export type SessionState =
   | { status: 'loading' }
   | { status: 'signedOut'; reason?: 'signedOut' | 'expired' }
@@ -120,10 +122,33 @@ export async function verifyTwoFactor(twoFactorToken: string, entry: { code: str
   adopt(session.token, session.expiresAt, session.user, true);
 }
 
-/** Ends the session on the server (the refresh family) and in every open tab. */
+/**
+ * Ends the session on the server (the refresh family) and in every open tab. A session
+ * a single sign-on started answers 200 {endSessionUrl}: this tab then goes on to the
+ * IdP, which signs the user out there too and sends them back to the console.
+ */
 export async function signOut(): Promise<void> {
-  await withLock(() => fetch('/api/auth/logout', { method: 'POST', headers: JSON_HEADERS, body: '{}' })).catch(() => undefined);
+  const response = await withLock(() => fetch('/api/auth/logout', { method: 'POST', headers: JSON_HEADERS, body: '{}' })).catch(
+    () => undefined,
+  );
   forget(true, 'signedOut');
+  const endSessionUrl = response?.status === 200 ? await endSessionOf(response) : undefined;
+  if (endSessionUrl) location.assign(endSessionUrl);
+}
+
+async function endSessionOf(response: Response): Promise<string | undefined> {
+  try {
+    const { endSessionUrl } = (await response.json()) as Partial<LogoutAnswer>;
+    const url = new URL(String(endSessionUrl));
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts signed out without asking the refresh cookie (a single sign-on that still needs the TOTP code). */
+export function startSignedOut(): void {
+  if (state.status === 'loading') setState({ status: 'signedOut' });
 }
 
 /** The user record changed (2FA enabled, e-mail edited): show the new one. */

@@ -12,6 +12,8 @@ import { threads } from './en/threads.js';
 import { compute } from './en/compute.js';
 import { usage } from './en/usage.js';
 import { tenants } from './en/tenants.js';
+import { sso } from './en/sso.js';
+import { scim } from './en/scim.js';
 
 export const en = {
   ...common,
@@ -26,4 +28,6 @@ export const en = {
   ...compute,
   ...usage,
   ...tenants,
+  ...sso,
+  ...scim,
 } as const;

@@ -1,22 +1,47 @@
 // Sign-in: username or e-mail and password, then (for two-factor users) a code from the
 // authenticator app or a recovery code. Errors are read out through the form's alert.
+// Below it, the company sign-in (single sign-on, sign-in-sso.tsx); a single sign-on that
+// still needs the TOTP code comes back to the same second step.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { TwoFactorRequired } from '../../../src/areas/auth/sessions/schemas.js';
 import { signIn, verifyTwoFactor } from '../api/session.js';
+import { clearSsoReturn, takeSsoReturn } from '../api/sso-return.js';
 import { t } from '../i18n/index.js';
 import { problemText } from '../ui/error-view.js';
+import { CompanySignIn, SsoRefusal, TenantLinkStart } from './sign-in-sso.js';
+
+type Challenge = Pick<TwoFactorRequired, 'twoFactorToken'>;
 
 export function SignInPage(props: { reason?: 'signedOut' | 'expired' | undefined }) {
-  const [challenge, setChallenge] = useState<TwoFactorRequired | null>(null);
+  // What a single sign-on brought back is used by this page once, then forgotten.
+  const [sso] = useState(() => {
+    const found = takeSsoReturn();
+    clearSsoReturn();
+    return found;
+  });
+  const [challenge, setChallenge] = useState<Challenge | null>(sso.twoFactorToken ? { twoFactorToken: sso.twoFactorToken } : null);
+  const [tenantLink, setTenantLink] = useState(sso.connectionId);
+  let content = (
+    <>
+      <FirstStep onChallenge={setChallenge} />
+      <p class="signin-or" aria-hidden="true">
+        {t('signIn.or')}
+      </p>
+      <CompanySignIn />
+    </>
+  );
+  if (challenge) content = <SecondStep challenge={challenge} back={() => setChallenge(null)} />;
+  else if (tenantLink) content = <TenantLinkStart connectionId={tenantLink} onFailed={() => setTenantLink(undefined)} />;
   return (
-    <main class="signin" id="main">
+    <main class="signin stack" id="main">
       <h1>{t('app.name')}</h1>
-      {props.reason === 'signedOut' && !challenge ? (
+      {props.reason === 'signedOut' && !challenge && !sso.error ? (
         <p class="muted" role="status">
           {t('signIn.signedOut')}
         </p>
       ) : null}
-      {challenge ? <SecondStep challenge={challenge} back={() => setChallenge(null)} /> : <FirstStep onChallenge={setChallenge} />}
+      {sso.error ? <SsoRefusal error={sso.error} /> : null}
+      {content}
     </main>
   );
 }
@@ -58,7 +83,7 @@ function FirstStep(props: { onChallenge: (challenge: TwoFactorRequired) => void 
   );
 }
 
-function SecondStep(props: { challenge: TwoFactorRequired; back: () => void }) {
+function SecondStep(props: { challenge: Challenge; back: () => void }) {
   const [recovery, setRecovery] = useState(false);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);

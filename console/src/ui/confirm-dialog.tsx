@@ -13,6 +13,8 @@ export function ConfirmDialog(props: {
   /** The question, and any warning under it. */
   message: ComponentChildren;
   confirmLabel: string;
+  /** The confirm button's look: 'danger' (the default) for what destroys or cuts off. */
+  tone?: 'primary' | 'danger';
   onConfirm: () => Promise<void>;
   onClose: () => void;
 }) {
@@ -24,7 +26,13 @@ export function ConfirmDialog(props: {
 }
 
 // Mounted only while the dialog is open, so each opening starts without an old error.
-function ConfirmForm(props: { message: ComponentChildren; confirmLabel: string; onConfirm: () => Promise<void>; onClose: () => void }) {
+function ConfirmForm(props: {
+  message: ComponentChildren;
+  confirmLabel: string;
+  tone?: 'primary' | 'danger';
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const confirm = async (event: Event) => {
@@ -42,7 +50,7 @@ function ConfirmForm(props: { message: ComponentChildren; confirmLabel: string; 
   return (
     <form class="stack" onSubmit={confirm}>
       {props.message}
-      <FormFooter error={error} submitLabel={props.confirmLabel} disabled={busy} tone="danger" onCancel={props.onClose} />
+      <FormFooter error={error} submitLabel={props.confirmLabel} disabled={busy} tone={props.tone ?? 'danger'} onCancel={props.onClose} />
     </form>
   );
 }

@@ -1,7 +1,8 @@
 // The tenants pages' strings (keys start with `tenants.`).
 export const tenants = {
   'tenants.title': 'Tenants',
-  'tenants.intro': 'Every tenant of the platform: create one, disable or enable it, and set its rate limits and quotas.',
+  'tenants.intro':
+    'Every tenant of the platform: create one, disable or enable it, set its rate limits and quotas, and manage its single sign-on.',
   'tenants.listLabel': 'tenants',
   'tenants.create': 'Create a tenant',
   'tenants.col.name': 'Name',
@@ -21,6 +22,8 @@ export const tenants = {
   'tenants.editLimits': 'Limits',
   'tenants.editLimitsNamed': 'Edit limits of {name}',
   'tenants.noLimits': 'none',
+  'tenants.sso': 'Single sign-on',
+  'tenants.ssoNamed': 'Single sign-on of {name}',
 
   'tenants.form.title': 'Create a tenant',
   'tenants.form.name': 'Tenant name',

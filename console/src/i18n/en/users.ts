@@ -18,6 +18,11 @@ export const users = {
   'users.twoFactor.on': 'on',
   'users.twoFactor.off': 'off',
   'users.noEmail': '—',
+  'users.verified': 'verified',
+  'users.unverified': 'unverified',
+  'users.emailVerified': 'The address is verified',
+  'users.emailVerifiedHint':
+    'Tick it only when you know the address is this person’s: single sign-on may then link their company account to this one by it. Changing the address unticks it.',
   'users.role.member': 'Member',
   'users.role.admin': 'Administrator',
   'users.role.platform_admin': 'Platform administrator',

@@ -1,11 +1,13 @@
 // Tenants (platform admin): every tenant, paged and searchable on the server; create
-// one (with its first admin, optionally), disable or enable it, edit its limits.
+// one (with its first admin, optionally), disable or enable it, edit its limits, open
+// its single sign-on page.
 import { useState } from 'preact/hooks';
 import type { Tenant } from '../../../../src/areas/auth/tenants/schemas.js';
 import { api } from '../../api/client.js';
 import { t } from '../../i18n/index.js';
 import { problemText } from '../../ui/error-view.js';
 import { formatDate } from '../../ui/format.js';
+import { Link } from '../../ui/link.js';
 import { announce } from '../../ui/notices.js';
 import { type Column, PagedTable } from '../../ui/paged-table.js';
 import { CreateTenantDialog } from './create-tenant-dialog.js';
@@ -67,6 +69,13 @@ export function TenantsPage() {
           <button type="button" onClick={() => setLimitsOf(tenant)} aria-label={t('tenants.editLimitsNamed', { name: tenant.name })}>
             {t('tenants.editLimits')}
           </button>
+          <Link
+            href={`/tenants/${encodeURIComponent(tenant.id)}/sso`}
+            class="button-link"
+            aria-label={t('tenants.ssoNamed', { name: tenant.name })}
+          >
+            {t('tenants.sso')}
+          </Link>
         </div>
       ),
     },

@@ -1,4 +1,5 @@
-// "Create user": username, optional e-mail, password and role, POSTed as NewUserBody.
+// "Create user": username, optional e-mail (and whether the administrator vouches for
+// it), password and role, POSTed as NewUserBody.
 // A 409 (username or e-mail taken) or a 400 naming a field shows in the form's alert,
 // and everything typed stays.
 import { useState } from 'preact/hooks';
@@ -23,6 +24,7 @@ export function CreateUserDialog(props: { usersPath: string; open: boolean; onCl
 function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: () => void }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
+  const [hasEmail, setHasEmail] = useState(false);
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -32,7 +34,10 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
       password: text('password'),
       roles: rolesFor(text('role') as OfferedRole),
     };
-    if (text('email').trim()) body.email = text('email').trim();
+    if (text('email').trim()) {
+      body.email = text('email').trim();
+      if (form.get('emailVerified') === 'on') body.emailVerified = true;
+    }
     setBusy(true);
     setError('');
     try {
@@ -64,8 +69,21 @@ function CreateUser(props: { usersPath: string; onClose: () => void; onCreated: 
       </p>
       <label>
         {t('users.email')}
-        <input name="email" type="email" autocomplete="off" maxLength={254} />
+        <input
+          name="email"
+          type="email"
+          autocomplete="off"
+          maxLength={254}
+          onInput={(event) => setHasEmail(event.currentTarget.value.trim() !== '')}
+        />
       </label>
+      <label class="inline">
+        <input name="emailVerified" type="checkbox" disabled={!hasEmail} aria-describedby="new-user-verified-hint" />
+        {t('users.emailVerified')}
+      </label>
+      <p id="new-user-verified-hint" class="muted field-hint">
+        {t('users.emailVerifiedHint')}
+      </p>
       <label>
         {t('users.password')}
         <input

@@ -1,4 +1,4 @@
-// One user's dialog: role and e-mail, access (disable / enable) and a password reset,
+// One user's dialog: role and e-mail (and whether it is verified), access (disable / enable) and a password reset,
 // each its own form and PATCH, each with its own alert so a refusal names what failed.
 // The server has the last word (your own account, a platform admin's account): the
 // hints here only say in advance what it will refuse.
@@ -61,6 +61,13 @@ function EditUser(props: Props & { target: User }) {
   const access = usePatch(path, saved);
   const password = usePatch(path, saved);
   const self = user.id === props.selfId;
+  const [emailText, setEmailText] = useState(user.email ?? '');
+  const [verified, setVerified] = useState(user.emailVerified);
+  // Typing another address unticks "verified": the tick was for the old one.
+  const editEmail = (value: string) => {
+    setEmailText(value);
+    setVerified(value.trim() === (user.email ?? '') ? user.emailVerified : false);
+  };
   const locked = isPlatformAdmin(user.roles) && !props.viewerIsPlatformAdmin;
 
   const saveDetails = async (event: Event) => {
@@ -70,7 +77,11 @@ function EditUser(props: Props & { target: User }) {
     const email = String(form.get('email') ?? '').trim() || null;
     const patch: UserPatch = {};
     if (!sameRoles(roles, user.roles)) patch.roles = roles;
-    if (email !== user.email) patch.email = email;
+    // A changed address is unverified unless the administrator vouches for the new one.
+    if (email !== user.email) {
+      patch.email = email;
+      if (email && verified) patch.emailVerified = true;
+    } else if (email && verified !== user.emailVerified) patch.emailVerified = verified;
     if (Object.keys(patch).length === 0) return announce(t('users.nothingChanged'));
     if (await details.send(patch)) announce(t('users.saved', { username: user.username }));
   };
@@ -105,13 +116,28 @@ function EditUser(props: Props & { target: User }) {
               name="email"
               type="email"
               maxLength={254}
-              defaultValue={user.email ?? ''}
+              value={emailText}
+              onInput={(event) => editEmail(event.currentTarget.value)}
               autocomplete="off"
               aria-describedby="edit-user-email-hint"
             />
           </label>
           <p id="edit-user-email-hint" class="muted field-hint">
             {t('users.emailEditHint')}
+          </p>
+          <label class="inline">
+            <input
+              name="emailVerified"
+              type="checkbox"
+              checked={verified && emailText.trim() !== ''}
+              disabled={emailText.trim() === ''}
+              onChange={(event) => setVerified(event.currentTarget.checked)}
+              aria-describedby="edit-user-verified-hint"
+            />
+            {t('users.emailVerified')}
+          </label>
+          <p id="edit-user-verified-hint" class="muted field-hint">
+            {t('users.emailVerifiedHint')}
           </p>
           <p role="alert" class="form-error">
             {details.error}

@@ -34,7 +34,18 @@ export function UsersPage() {
       rowHeader: true,
       cell: (user) => (user.id === viewer?.id ? `${user.username} ${t('users.you')}` : user.username),
     },
-    { header: t('users.col.email'), cell: (user) => user.email ?? t('users.noEmail') },
+    {
+      header: t('users.col.email'),
+      cell: (user) =>
+        user.email ? (
+          <>
+            {user.email}{' '}
+            {user.emailVerified ? <span class="badge ok">{t('users.verified')}</span> : <span class="badge">{t('users.unverified')}</span>}
+          </>
+        ) : (
+          t('users.noEmail')
+        ),
+    },
     { header: t('users.col.roles'), cell: (user) => rolesText(user.roles) },
     {
       header: t('users.col.status'),
