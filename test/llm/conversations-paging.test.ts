@@ -60,6 +60,27 @@ describe('persisted chat: the conversations list pages and searches', () => {
     );
   });
 
+  it('pages through conversations active within one millisecond without skipping any (the cursor is compared in microseconds)', async () => {
+    // Regression: the cursor's timestamp went through a JS Date (milliseconds), so a row a few
+    // microseconds older than the cursor, in the same millisecond, fell between two pages.
+    const at = '2026-06-01 12:00:00.123';
+    for (const [i, id] of ids.entries())
+      await gw.ctx.db.query(`UPDATE conversations SET updated_at = $2::timestamptz + make_interval(secs => $3) WHERE id = $1`, [
+        id,
+        `${at}+00`,
+        (i + 1) * 0.0001,
+      ]);
+    const seen: string[] = [];
+    let next: string | null = null;
+    do {
+      const page = await list(`limit=2${next ? `&after=${next}` : ''}`);
+      assert.equal(page.status, 200, page.text);
+      seen.push(...page.body.data.map((c: { id: string }) => c.id));
+      next = page.body.next;
+    } while (next);
+    assert.deepEqual(seen, [...ids].reverse());
+  });
+
   it('searches titles case-insensitively with % and _ literal, paging the matches', async () => {
     const titlesOf = async (query: string) => {
       const response = await list(query);

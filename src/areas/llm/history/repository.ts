@@ -134,13 +134,15 @@ export const conversationRepository = {
     after?: ConversationRow,
     pattern: string | null = null,
   ) {
+    // The cursor's timestamp is read in the database: a JS Date holds milliseconds, PostgreSQL
+    // microseconds, and a conversation active in the cursor's millisecond would be skipped.
     return q.query<ConversationRow>(
       `SELECT * FROM conversations
         WHERE tenant_id = $1 AND owner = $2 AND surface = 'chat'
-          AND ($4::timestamptz IS NULL OR (updated_at, id) < ($4::timestamptz, $5::text))
-          AND ($6::text IS NULL OR title ILIKE $6 ESCAPE '\\')
+          AND ($4::text IS NULL OR (updated_at, id) < (SELECT c.updated_at, c.id FROM conversations c WHERE c.tenant_id = $1 AND c.id = $4))
+          AND ($5::text IS NULL OR title ILIKE $5 ESCAPE '\\')
         ORDER BY updated_at DESC, id DESC LIMIT $3`,
-      [tenantId, owner, limit, after?.updated_at ?? null, after?.id ?? null, pattern],
+      [tenantId, owner, limit, after?.id ?? null, pattern],
     );
   },
 
