@@ -20,7 +20,9 @@ export function Shell(props: { user: User }) {
   useEffect(() => {
     if (lastNavigation() !== 'replace') main.current?.focus({ preventScroll: true });
   }, [path]);
-  const match = ROUTES.map((route) => ({ route, params: matchPath(route.path, path) })).find((m) => m.params);
+  // `/` (and a sign-in's own path) show the home page at once, before the effect above renames the URL: no "not found" flash.
+  const shown = path === '/' || path === '/signin' ? HOME : path;
+  const match = ROUTES.map((route) => ({ route, params: matchPath(route.path, shown) })).find((m) => m.params);
   let content = <NotFound />;
   if (match) content = mayOpen(props.user.roles, match.route.access) ? match.route.render(match.params!) : <NotAllowed />;
   const links = ROUTES.filter((route) => route.nav && mayOpen(props.user.roles, route.access));
