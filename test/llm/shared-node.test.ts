@@ -13,8 +13,6 @@ import { startFakeOpenAI, type FakeEngine } from '../helpers/fake-engines/index.
 import { nodeNamed } from './router-support.js';
 
 describe('llm: a shared node, two tenants', () => {
-  // The node's periodic model probe (a GET) may land during a test: count only the calls a request made.
-  const posts = () => node.requests.filter((r) => r.method === 'POST').length;
   let gw: TestGateway;
   let node: FakeEngine;
   let keyA: string, keyB: string;
@@ -104,17 +102,17 @@ describe('llm: a shared node, two tenants', () => {
 
   it('the OpenAI SDK shows B the endpoint the node lacks, at once (a 400 is not retried)', async () => {
     const client = new OpenAI({ baseURL: `${gw.url}/api/llm/v1`, apiKey: keyB, maxRetries: 2 });
-    const before = posts();
+    const before = node.workRequests();
     await assert.rejects(client.embeddings.create({ model: 'fake-model', input: 'hi' }), (error: unknown) => {
       assert.ok(error instanceof OpenAI.BadRequestError, String(error));
       assert.match(error.message, /\/v1\/embeddings/);
       return true;
     });
-    assert.equal(posts() - before, 1, 'one request reached the node: the SDK did not retry');
+    assert.equal(node.workRequests() - before, 1, 'one request reached the node: the SDK did not retry');
   });
 
   it('security: no credential and an unknown key are 401 before any node is asked', async () => {
-    const before = posts();
+    const before = node.workRequests();
     const none = await gw.request('POST', '/api/llm/v1/embeddings', { json: { model: 'fake-model', input: 'hi' } });
     assert.equal(none.status, 401);
     const wrong = await gw.request('POST', '/api/llm/v1/embeddings', {
@@ -122,6 +120,6 @@ describe('llm: a shared node, two tenants', () => {
       json: { model: 'fake-model', input: 'hi' },
     });
     assert.equal(wrong.status, 401);
-    assert.equal(posts(), before);
+    assert.equal(node.workRequests(), before);
   });
 });

@@ -224,9 +224,7 @@ describe('grounded chat/completions', () => {
       .data[0].id;
     const documentId = (await gw.request('GET', `/api/os/collections/${collectionId}/documents`, { apiKey: world.a.key.key })).body.data[0]
       .id;
-    // Only chat calls count: the node's periodic model probe (GET /v1/models) may land meanwhile.
-    const chatCalls = () => engine.requests.filter((r) => r.path === '/v1/chat/completions').length;
-    const calls = chatCalls();
+    const calls = engine.workRequests(); // not engine.requests: the node's health check may land meanwhile
     for (const grounding of [
       { workspaceIds: [workspaceId] },
       { collectionIds: [collectionId] },
@@ -239,7 +237,7 @@ describe('grounded chat/completions', () => {
       assert.equal(response.body.code, 'NOT_FOUND');
       assert.doesNotMatch(response.text, /handbook|leave/i);
     }
-    assert.equal(chatCalls(), calls, 'no engine call for a refused grounding');
+    assert.equal(engine.workRequests(), calls, 'no engine call for a refused grounding');
   });
 
   it('narrows to documents with ragScopes and applies its minScore', async () => {

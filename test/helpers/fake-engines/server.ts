@@ -52,6 +52,7 @@ export async function startFake(kind: 'openai' | 'ollama', behaviour: FakeBehavi
     behaviour,
     requests: [],
     chatRequests: () => chatCount,
+    workRequests: () => state.requests.filter((r) => r.method !== 'GET').length,
     inFlight: () => inFlight,
     aborted: () => aborted,
     bytesWritten: () => bytes,

@@ -56,6 +56,8 @@ export interface FakeEngine {
   behaviour: FakeBehaviour;
   requests: FakeRequest[];
   chatRequests(): number;
+  /** Requests other than the GETs a gateway's periodic health check sends (the model list, the version): what clients' requests caused. */
+  workRequests(): number;
   inFlight(): number;
   aborted(): number;
   waitForAbort(count?: number, timeoutMs?: number): Promise<void>;
