@@ -12,17 +12,18 @@ import { Link } from './ui/link.js';
 export function Shell(props: { user: User }) {
   const path = usePath();
   const main = useRef<HTMLElement>(null);
+  // `/` and a sign-in's own path mean the home page: shown at once (no "not found" flash),
+  // and the URL renamed to the home page's address after the first paint.
+  const atHome = path === '/' || path === '/signin';
   useEffect(() => {
-    if (path === '/' || path === '/signin') navigate(HOME, { replace: true });
+    if (atHome) navigate(HOME, { replace: true });
   }, [path]);
   // A new page: move focus to it, as a full page load would (screen readers hear its heading).
   // Not on a replace: that is a page renaming its own URL (the playground's new conversation).
   useEffect(() => {
     if (lastNavigation() !== 'replace') main.current?.focus({ preventScroll: true });
   }, [path]);
-  // `/` (and a sign-in's own path) show the home page at once, before the effect above renames the URL: no "not found" flash.
-  const shown = path === '/' || path === '/signin' ? HOME : path;
-  const match = ROUTES.map((route) => ({ route, params: matchPath(route.path, shown) })).find((m) => m.params);
+  const match = ROUTES.map((route) => ({ route, params: matchPath(route.path, atHome ? HOME : path) })).find((m) => m.params);
   let content = <NotFound />;
   if (match) content = mayOpen(props.user.roles, match.route.access) ? match.route.render(match.params!) : <NotAllowed />;
   const links = ROUTES.filter((route) => route.nav && mayOpen(props.user.roles, route.access));

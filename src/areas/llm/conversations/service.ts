@@ -49,18 +49,16 @@ export async function listConversations(deps: ConversationDeps, principal: Princ
   requireUser(principal);
   const limit = pageLimit(query.limit, { fallback: CONVERSATIONS_DEFAULT, max: PAGE_MAX })!;
   const owner = ownerOf(principal);
-  // The cursor is the last conversation of the previous page: its activity time is read
-  // here, under the owner rule, so a cursor cannot be forged to reach anything else.
-  let after: ConversationRow | undefined;
+  // The cursor is the last conversation of the previous page, checked here under the owner
+  // rule, so a cursor cannot be forged to page from anything else.
   if (query.after !== undefined) {
-    after = isId('conversation', query.after)
-      ? await conversationRepository.get(deps.db, principal.tenantId, owner, 'chat', query.after)
-      : undefined;
-    if (!after) throw validation('after', "must be a conversation id of yours (a page's next)");
+    const known =
+      isId('conversation', query.after) && (await conversationRepository.get(deps.db, principal.tenantId, owner, 'chat', query.after));
+    if (!known) throw validation('after', "must be a conversation id of yours (a page's next)");
   }
   const pattern = containsPattern(query.q);
   const [rows, total] = await Promise.all([
-    conversationRepository.listByActivity(deps.db, principal.tenantId, owner, limit + 1, after, pattern),
+    conversationRepository.listByActivity(deps.db, principal.tenantId, owner, limit + 1, query.after, pattern),
     conversationRepository.countChats(deps.db, principal.tenantId, owner, pattern),
   ]);
   return pageFrom(rows, limit, total, toConversation, (row) => row.id);

@@ -122,27 +122,20 @@ export const conversationRepository = {
   },
 
   /**
-   * A page of the owner's conversations, most recently active first (chat) or by id
-   * (threads: `order`). `after`: the id of the last one of the previous page.
+   * The owner's chat conversations, newest activity first, after the conversation `afterId`
+   * (the last of the previous page, checked as the owner's by the caller); `pattern` (ILIKE,
+   * escaped by areas/paging.ts) matching the title, or null. The cursor's time is read in
+   * the database: a JS Date holds milliseconds, PostgreSQL microseconds, and a conversation
+   * active in the cursor's millisecond would be skipped.
    */
-  /** Newest activity first, after the cursor row; `pattern` (ILIKE, escaped by areas/paging.ts) matching the title, or null. */
-  async listByActivity(
-    q: Queryable,
-    tenantId: string,
-    owner: string,
-    limit: number,
-    after?: ConversationRow,
-    pattern: string | null = null,
-  ) {
-    // The cursor's timestamp is read in the database: a JS Date holds milliseconds, PostgreSQL
-    // microseconds, and a conversation active in the cursor's millisecond would be skipped.
+  async listByActivity(q: Queryable, tenantId: string, owner: string, limit: number, afterId?: string, pattern: string | null = null) {
     return q.query<ConversationRow>(
       `SELECT * FROM conversations
         WHERE tenant_id = $1 AND owner = $2 AND surface = 'chat'
           AND ($4::text IS NULL OR (updated_at, id) < (SELECT c.updated_at, c.id FROM conversations c WHERE c.tenant_id = $1 AND c.id = $4))
           AND ($5::text IS NULL OR title ILIKE $5 ESCAPE '\\')
         ORDER BY updated_at DESC, id DESC LIMIT $3`,
-      [tenantId, owner, limit, after?.id ?? null, pattern],
+      [tenantId, owner, limit, afterId ?? null, pattern],
     );
   },
 
